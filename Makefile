@@ -1,7 +1,7 @@
 # epdbg -- debugger and profiler for PyTorch exported programs (.pt2)
 #
 #   make            build ./epdbg (installs missing Debian packages when root)
-#   make demo       build, write the example models, open one
+#   make demo       build, write the example models, open one in the debugger
 #   make check      unit + corpus tests, then the same suite under ASan+UBSan
 #   make bench      speed and memory measurements (bench/README.md)
 #   make install    PREFIX=/usr/local DESTDIR=
@@ -102,8 +102,7 @@ $(FIXTURES_STAMP): $(B)/make-examples
 	$(Q)$(B)/make-examples --fixtures build/fixtures && touch $@
 
 demo: epdbg examples
-	./epdbg info examples/cnn.pt2
-	./epdbg run examples/cnn.pt2
+	./epdbg examples/cnn.pt2 --source-dir examples/src
 
 # ---- tests ------------------------------------------------------------------
 

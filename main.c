@@ -15,10 +15,17 @@ static const char USAGE[] =
     "usage:\n"
     "  epdbg info MODEL.pt2 [--json] [--model NAME]\n"
     "      what the archive holds: format, inputs, outputs, weights, ops, unsupported ops\n"
-    "  epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz]\n"
-    "                      [--outputs DIR] [--model NAME] [--no-blas]\n"
-    "      run the program once (stored example inputs unless inputs are given)\n"
-    "  epdbg MODEL.pt2     same as `epdbg info MODEL.pt2`\n"
+    "  epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
+    "                      [--outputs DIR] [--model NAME] [--no-blas] [--stop-on-nan]\n"
+    "                      [--record FILE.npz [--record-all]] [--shadow-fp64]\n"
+    "      run the program once (stored example inputs unless inputs are given); a failing\n"
+    "      run saves its inputs to a replay file; --shadow-fp64 also runs every node in\n"
+    "      float64 and reports where float32 departs from it\n"
+    "  epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]... [input options]\n"
+    "      the debugger: step through the graph, breakpoints, inspection, time travel;\n"
+    "      -x/--batch/-ex run commands from a script, stdin or the command line\n"
+    "  epdbg replay FILE.npz MODEL.pt2 [--source-dir DIR]...\n"
+    "      re-run the inputs a failed run saved and stop at the failing node\n"
     "\n"
     "exit codes: 0 ok, 1 usage, 2 unreadable or invalid archive/input file,\n"
     "            3 inputs violate the program's constraints, 4 execution failed\n";
@@ -39,8 +46,10 @@ int main(int argc, char **argv)
         rc = cli_info(argc - 2, argv + 2);
     else if (strcmp(argv[1], "run") == 0)
         rc = cli_run(argc - 2, argv + 2);
+    else if (strcmp(argv[1], "replay") == 0)
+        rc = cli_replay(argc - 2, argv + 2);
     else if (argv[1][0] != '-')
-        rc = cli_info(argc - 1, argv + 1);
+        rc = cli_debug(argc - 1, argv + 1);
     else {
         fprintf(stderr, "epdbg: unknown option %s\n\n%s", argv[1], USAGE);
         rc = EP_ERR_USAGE;

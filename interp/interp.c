@@ -5,6 +5,7 @@
 */
 #include "interp_int.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -178,6 +179,13 @@ static void describe_node_into(const Interp *ip, int i, char *buf, size_t cap)
     const char *where = source_innermost(n->meta.stack_trace, src, sizeof src);
     snprintf(buf, cap, "node %d '%s' (%s)%s%s", i, n->name, op_short_target(n->target), where ? " at " : "",
              where ? where : "");
+}
+
+char *interp_describe_node(const Interp *ip, int i)
+{
+    char buf[1024];
+    describe_node_into(ip, i, buf, sizeof buf);
+    return ep_xstrdup(buf);
 }
 
 EpStatus interp_check_supported(const Interp *ip, EpError *err)
@@ -873,6 +881,58 @@ const char *interp_node_output_name(const Interp *ip, int i, int k)
             return r;
     }
     return NULL;
+}
+
+char *interp_nonfinite_inputs(const Interp *ip, int i)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    for (int k = 0; k < interp_node_num_inputs(ip, i); k++) {
+        const char *name = interp_node_input_name(ip, i, k, NULL);
+        const Value *v = interp_value(ip, name);
+        if (!v || v->kind != V_TENSOR || !dtype_is_float(v->t->dtype))
+            continue;
+        TensorStats st;
+        tensor_stats(v->t, &st);
+        if (st.nan || st.inf)
+            sb_printf(&sb, "  in%d (%s): %lld NaN, %lld Inf of %lld\n", k, name, (long long)st.nan,
+                      (long long)st.inf, (long long)st.numel);
+    }
+    return sb_take(&sb);
+}
+
+bool interp_node_nonfinite(const Interp *ip, int i, char **detail)
+{
+    for (int k = 0; k < interp_node_num_outputs(ip, i); k++) {
+        const char *name = interp_node_output_name(ip, i, k);
+        const Value *v = interp_value(ip, name);
+        StrBuf sb;
+        sb_init(&sb);
+        if (v && v->kind == V_TENSOR && dtype_is_float(v->t->dtype)) {
+            TensorStats st;
+            tensor_stats(v->t, &st);
+            if (st.nan || st.inf)
+                sb_printf(&sb, "out%d (%s) has %lld NaN and %lld Inf of %lld values", k, name, (long long)st.nan,
+                          (long long)st.inf, (long long)st.numel);
+        } else if (v && v->kind == V_FLOAT && !isfinite(v->f)) {
+            sb_printf(&sb, "out%d (%s) is %g", k, name, v->f);
+        }
+        if (sb.len == 0) {
+            sb_free(&sb);
+            continue;
+        }
+        char *inputs = interp_nonfinite_inputs(ip, i);
+        if (inputs[0])
+            sb_printf(&sb, "; inputs already non-finite (passed on):\n%s", inputs);
+        else
+            sb_append(&sb, "; every input was finite: this node created them\n");
+        free(inputs);
+        while (sb.len && sb.data[sb.len - 1] == '\n')
+            sb.data[--sb.len] = '\0';
+        *detail = sb_take(&sb);
+        return true;
+    }
+    return false;
 }
 
 const Value *interp_user_output(const Interp *ip, int i)

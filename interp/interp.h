@@ -56,6 +56,9 @@ char *interp_describe_inputs(const Interp *ip);
 /* Fail (EP_ERR_EXEC) naming the first node that cannot run and how many
 ** others cannot; EP_OK when every node has a kernel and well-formed args. */
 EpStatus interp_check_supported(const Interp *ip, EpError *err);
+/* "node 12 'add_3' (aten.add.Tensor) at model.py:35 in forward: x + y"
+** (new string), as error messages name nodes. */
+char *interp_describe_node(const Interp *ip, int i);
 /* Why node i cannot run, or NULL. */
 const char *interp_node_problem(const Interp *ip, int i);
 
@@ -124,6 +127,15 @@ int interp_node_num_inputs(const Interp *ip, int i);
 const char *interp_node_input_name(const Interp *ip, int i, int k, const char **arg_name);
 int interp_node_num_outputs(const Interp *ip, int i);
 const char *interp_node_output_name(const Interp *ip, int i, int k);
+
+/* Whether an output of node i (which has run) holds NaN or Inf.  If so,
+** *detail (caller frees) says how many, and which of the node's inputs were
+** already non-finite -- or that all were finite, so the node made them.
+** Outputs already freed (a run without keep_values) are not checked. */
+bool interp_node_nonfinite(const Interp *ip, int i, char **detail);
+/* "  in0 (x): 3 NaN, 0 Inf of 8\n" for each non-finite tensor input of
+** node i ("" if none); caller frees. */
+char *interp_nonfinite_inputs(const Interp *ip, int i);
 
 /* The symbols bound so far in this run (s0, u0, ...). */
 const SymBindings *interp_symbols(const Interp *ip);

@@ -1242,7 +1242,15 @@ static void describe_arg(StrBuf *sb, const Arg *a)
     case ARG_CUSTOM_OBJ:
     case ARG_TOKEN: sb_printf(sb, "%%%s", a->ref ? a->ref : "?"); break;
     case ARG_INT: sb_printf(sb, "%lld", (long long)a->lit.i); break;
-    case ARG_FLOAT: sb_printf(sb, "%.9g", a->lit.f); break;
+    case ARG_FLOAT: {
+        /* as Python writes a float: 2.0, not 2 */
+        char num[64];
+        snprintf(num, sizeof num, "%.9g", a->lit.f);
+        sb_append(sb, num);
+        if (!strpbrk(num, ".eEin"))
+            sb_append(sb, ".0");
+        break;
+    }
     case ARG_BOOL: sb_append(sb, a->lit.b ? "True" : "False"); break;
     case ARG_STRING:
     case ARG_OPERATOR: sb_printf(sb, "'%s'", a->lit.s ? a->lit.s : ""); break;

@@ -51,6 +51,11 @@ void session_set_inputs(Session *s, const Value *inputs, int n)
     set_inputs(s, inputs, n);
 }
 
+const SessionOptions *session_options(const Session *s)
+{
+    return &s->opt;
+}
+
 const Value *session_inputs(const Session *s, int *n)
 {
     *n = s->ninputs;
@@ -66,7 +71,7 @@ static void stop_set(Session *s, StopKind kind, int node, bool after)
     s->stop.after = after;
 }
 
-Session *session_open(const SessionOptions *opt, const Value *inputs, int n, EpError *err)
+Session *session_open(const SessionOptions *opt, EpError *err)
 {
     Session *s = ep_xcalloc(1, sizeof *s);
     s->opt = *opt;
@@ -84,24 +89,7 @@ Session *session_open(const SessionOptions *opt, const Value *inputs, int n, EpE
         return NULL;
     }
     node_info_build(s);
-    if (inputs) {
-        set_inputs(s, inputs, n);
-    } else {
-        Value *vals;
-        int nv;
-        if (interp_sample_inputs(s->ip, &vals, &nv, err)) {
-            session_free(s);
-            return NULL;
-        }
-        set_inputs(s, vals, nv);
-        for (int i = 0; i < nv; i++)
-            value_clear(&vals[i]);
-        free(vals);
-    }
-    if (session_restart(s, err)) {
-        session_free(s);
-        return NULL;
-    }
+    stop_set(s, STOP_NONE, -1, false);
     return s;
 }
 
@@ -188,91 +176,69 @@ int session_find_node(const Session *s, const char *name, EpError *err)
 
 /* ---- values ---------------------------------------------------------------- */
 
-const Value *session_value(const Session *s, const char *name, EpError *err)
+/* The graph name (placeholder or node output) behind a user's name: the
+** name itself, a parameter/buffer/constant FQN, or a node's name for its
+** first output.  *node is the node defining it (-1 for a placeholder). */
+static const char *graph_name_of(const Session *s, const char *name, int *node)
 {
-    const Value *v = interp_value(s->ip, name);
-    if (v)
-        return v;
-    /* a parameter, buffer or constant by FQN */
+    *node = -1;
     const ExportedProgram *ep = interp_program(s->ip);
-    for (int i = 0; i < ep->ninput_specs; i++)
-        if (ep->input_specs[i].target && strcmp(ep->input_specs[i].target, name) == 0 && ep->graph.inputs[i].ref)
-            if ((v = interp_value(s->ip, ep->graph.inputs[i].ref)))
-                return v;
-    /* a node whose first output has another name */
-    for (int i = 0; i < interp_num_nodes(s->ip); i++)
-        if (strcmp(interp_node(s->ip, i)->name, name) == 0) {
-            const char *out = interp_node_output_name(s->ip, i, 0);
-            if (out && (v = interp_value(s->ip, out)))
-                return v;
-            ep_fail(err, EP_ERR_USAGE, "'%s' has not been computed yet (node #%d; the run is at #%d)", name, i,
-                    interp_pc(s->ip));
-            return NULL;
-        }
+    for (int i = 0; i < ep->ninput_specs; i++) {
+        const char *ph = ep->graph.inputs[i].ref;
+        if (ph && strcmp(ph, name) == 0)
+            return ph;
+    }
     for (int i = 0; i < interp_num_nodes(s->ip); i++)
         for (int k = 0; k < interp_node_num_outputs(s->ip, i); k++)
             if (strcmp(interp_node_output_name(s->ip, i, k), name) == 0) {
-                ep_fail(err, EP_ERR_USAGE, "'%s' has not been computed yet (node #%d; the run is at #%d)", name, i,
-                        interp_pc(s->ip));
-                return NULL;
+                *node = i;
+                return interp_node_output_name(s->ip, i, k);
             }
-    ep_fail(err, EP_ERR_USAGE, "no value named '%s'", name);
+    for (int i = 0; i < ep->ninput_specs; i++)
+        if (ep->input_specs[i].target && strcmp(ep->input_specs[i].target, name) == 0 && ep->graph.inputs[i].ref)
+            return ep->graph.inputs[i].ref;
+    for (int i = 0; i < interp_num_nodes(s->ip); i++)
+        if (strcmp(interp_node(s->ip, i)->name, name) == 0) {
+            *node = i;
+            return interp_node_output_name(s->ip, i, 0);
+        }
     return NULL;
+}
+
+const Value *session_value(const Session *s, const char *name, EpError *err)
+{
+    int node;
+    const char *g = graph_name_of(s, name, &node);
+    if (!g) {
+        ep_fail(err, EP_ERR_USAGE, "no value named '%s' (`info graph` lists nodes, `info signature` inputs)", name);
+        return NULL;
+    }
+    const Value *v = interp_value(s->ip, g);
+    if (v)
+        return v;
+    if (node >= 0)
+        ep_fail(err, EP_ERR_USAGE, "'%s' has not been computed yet (node #%d; the run is at #%d)", name, node,
+                interp_pc(s->ip));
+    else
+        ep_fail(err, EP_ERR_USAGE, "'%s' has no value now (the program is not running)", name);
+    return NULL;
+}
+
+EpStatus session_set_value(Session *s, const char *name, Value v, EpError *err)
+{
+    int node;
+    const char *g = graph_name_of(s, name, &node);
+    if (!g || !interp_value(s->ip, g)) {
+        value_clear(&v);
+        session_value(s, name, err); /* says why */
+        return EP_ERR_USAGE;
+    }
+    return interp_set_value(s->ip, g, v, err);
 }
 
 char *session_nonfinite_inputs(const Session *s, int node)
 {
-    StrBuf sb;
-    sb_init(&sb);
-    for (int k = 0; k < interp_node_num_inputs(s->ip, node); k++) {
-        const char *name = interp_node_input_name(s->ip, node, k, NULL);
-        const Value *v = interp_value(s->ip, name);
-        if (!v || v->kind != V_TENSOR)
-            continue;
-        TensorStats st;
-        tensor_stats(v->t, &st);
-        if (st.nan || st.inf)
-            sb_printf(&sb, "  in%d (%s): %lld NaN, %lld Inf of %lld\n", k, name, (long long)st.nan,
-                      (long long)st.inf, (long long)st.numel);
-    }
-    return sb_take(&sb);
-}
-
-/* Whether any output of node (which has run) holds NaN or Inf; the
-** description goes to *detail. */
-static bool output_nonfinite(Session *s, int node, char **detail)
-{
-    for (int k = 0; k < interp_node_num_outputs(s->ip, node); k++) {
-        const char *name = interp_node_output_name(s->ip, node, k);
-        const Value *v = interp_value(s->ip, name);
-        bool bad = false;
-        StrBuf sb;
-        sb_init(&sb);
-        if (v && v->kind == V_TENSOR && dtype_is_float(v->t->dtype)) {
-            TensorStats st;
-            tensor_stats(v->t, &st);
-            if (st.nan || st.inf) {
-                bad = true;
-                sb_printf(&sb, "out%d (%s) has %lld NaN and %lld Inf of %lld values", k, name, (long long)st.nan,
-                          (long long)st.inf, (long long)st.numel);
-            }
-        } else if (v && v->kind == V_FLOAT && !isfinite(v->f)) {
-            bad = true;
-            sb_printf(&sb, "out%d (%s) is %g", k, name, v->f);
-        }
-        if (bad) {
-            char *inputs = session_nonfinite_inputs(s, node);
-            if (inputs[0])
-                sb_printf(&sb, "; inputs already non-finite (passed on):\n%s", inputs);
-            else
-                sb_append(&sb, "; every input was finite: this node created them\n");
-            free(inputs);
-            *detail = sb_take(&sb);
-            return true;
-        }
-        sb_free(&sb);
-    }
-    return false;
+    return interp_nonfinite_inputs(s->ip, node);
 }
 
 /* ---- watches ------------------------------------------------------------------- */
@@ -344,24 +310,32 @@ static bool same_values(const Tensor *a, const Tensor *b)
 
 static void describe_stats(StrBuf *sb, const Tensor *t)
 {
+    int64_t n = tensor_numel(t);
+    if (n <= 8) { /* small: the values themselves */
+        sb_append(sb, n == 1 ? "" : "[");
+        for (int64_t i = 0; i < n; i++)
+            sb_printf(sb, "%s%.6g", i ? ", " : "", tensor_get_f64(t, i));
+        sb_append(sb, n == 1 ? "" : "]");
+        return;
+    }
     TensorStats st;
     tensor_stats(t, &st);
-    if (st.numel == 1)
-        sb_printf(sb, "%.6g", tensor_get_f64(t, 0));
-    else
-        sb_printf(sb, "min %.6g max %.6g mean %.6g", st.min, st.max, st.mean);
+    sb_printf(sb, "min %.6g max %.6g mean %.6g", st.min, st.max, st.mean);
 }
 
 /* After node ran (or the end of the run wrote mutations back): the first
 ** watched tensor that changed, described in *detail. */
 static int check_watches(Session *s, int node, char **detail)
 {
+    /* every watched tensor that changed: the end of the run writes several
+    ** back at once, and no later stop would report the others */
+    StrBuf sb;
+    sb_init(&sb);
+    int first = 0;
     for (int i = 0; i < s->nwatches; i++) {
         Watch *w = s->watches[i];
         if (same_values(w->target, w->last))
             continue;
-        StrBuf sb;
-        sb_init(&sb);
         if (node >= 0) {
             const Node *n = interp_node(s->ip, node);
             sb_printf(&sb, "Watch %d: %s was changed by node #%d '%s' (%s)\n", w->id, w->name, node, n->name,
@@ -382,19 +356,29 @@ static int check_watches(Session *s, int node, char **detail)
             w->last = now;
         }
         w->hits++;
-        *detail = sb_take(&sb);
-        return w->id;
+        if (!first)
+            first = w->id;
     }
-    return 0;
+    if (first)
+        *detail = sb_take(&sb);
+    else
+        sb_free(&sb);
+    return first;
 }
 
 /* Watched tensors can also change by going backwards or restarting: take
-** their current values as the reference. */
+** their current values as the reference.  A restart binds a new copy of
+** the user inputs, so the target is looked up again. */
 static void resync_watches(Session *s)
 {
     for (int i = 0; i < s->nwatches; i++) {
         Watch *w = s->watches[i];
         EpError err;
+        Tensor *target = watch_target(s, w->name, &err);
+        if (target) {
+            tensor_unref(w->target);
+            w->target = target;
+        }
         Tensor *now = tensor_to_dtype(w->target, w->target->dtype, &err);
         if (now) {
             tensor_unref(w->last);
@@ -442,9 +426,33 @@ const char *session_display(const Session *s, int i, int *id)
 
 EpStatus session_restart(Session *s, EpError *err)
 {
-    EpStatus rc = interp_bind(s->ip, s->inputs, s->ninputs, err);
+    if (!s->inputs)
+        return ep_fail(err, EP_ERR_USAGE, "no inputs are set (the archive stores no example inputs: give --input "
+                                          "files)");
+    /* Rewind first: undoing every step restores what in-place ops and the
+    ** end-of-run write-back changed in buffers and inputs, so each run
+    ** starts from the same state (PyTorch calling the module again would
+    ** see the updated buffers; a debugger re-running must not). */
+    while (interp_history_len(s->ip) > 0)
+        if (interp_step_back(s->ip, err))
+            break;
+    /* The run gets its own copy of the inputs: a program that mutates a
+    ** user input writes into the bound tensor, and `record`, `check
+    ** numerics` and the next restart need the inputs as given. */
+    Value *run_inputs;
+    EpStatus rc = values_clone(s->inputs, s->ninputs, &run_inputs, err);
+    if (rc == EP_OK) {
+        rc = interp_bind(s->ip, run_inputs, s->ninputs, err);
+        for (int i = 0; i < s->ninputs; i++)
+            value_clear(&run_inputs[i]);
+        free(run_inputs);
+    }
     resync_watches(s);
-    stop_set(s, rc ? STOP_ERROR : STOP_START, 0, false);
+    stop_set(s, rc ? STOP_ERROR : STOP_START, rc ? -1 : 0, false);
+    if (rc) {
+        s->stop.detail = ep_xstrdup(err->msg);
+        s->stop.error = rc;
+    }
     return rc;
 }
 
@@ -472,7 +480,7 @@ static bool run_one(Session *s)
             continue;
         bool hit = false;
         if (b->kind == BP_NAN)
-            hit = output_nonfinite(s, node, &detail);
+            hit = interp_node_nonfinite(s->ip, node, &detail);
         else if (b->cond_parsed && b->at[node])
             hit = bpcond_eval(b->cond_parsed, s->ip, node);
         if (hit) {
@@ -521,7 +529,11 @@ static EpStatus drive(Session *s, GoalFn goal, const void *ctx, bool use_breakpo
             stop_set(s, STOP_STEP, pc, false);
             return EP_OK;
         }
-        int bi = (executed > 0 && use_breakpoints) ? location_breakpoint(s, pc) : -1;
+        /* a command starting where the last one stopped before a node does
+        ** not stop there again; after a node (a condition, NaN or watch
+        ** stop) the next node has not been visited yet */
+        bool visited = executed == 0 && !(s->stop.after && s->stop.node == pc - 1);
+        int bi = (!visited && use_breakpoints) ? location_breakpoint(s, pc) : -1;
         if (bi >= 0) {
             stop_set(s, STOP_BREAKPOINT, pc, false);
             s->stop.breakpoint = s->bps[bi]->id;
@@ -598,6 +610,9 @@ EpStatus session_finish(Session *s, EpError *err)
     EpStatus rc = need_bound(s, err);
     if (rc)
         return rc;
+    if (s->info[interp_pc(s->ip)].module_path[0] == '\0')
+        return ep_fail(err, EP_ERR_USAGE, "finish: node #%d is in the top-level module, not inside a module call "
+                                          "(use continue or until)", interp_pc(s->ip));
     char *scope = ep_xstrdup(s->info[interp_pc(s->ip)].module_path);
     rc = drive(s, goal_leave_scope, scope, true);
     free(scope);
@@ -673,7 +688,7 @@ static EpStatus step_back(Session *s, EpError *err)
 EpStatus session_reverse_step(Session *s, int n, EpError *err)
 {
     if (!interp_bound(s->ip))
-        return ep_fail(err, EP_ERR_USAGE, "the program is not running");
+        return ep_fail(err, EP_ERR_USAGE, "the program is not running (use `run` first)");
     if (interp_history_len(s->ip) == 0)
         return ep_fail(err, EP_ERR_USAGE, "at the start of the run: nothing to step back over");
     for (int k = 0; k < n && interp_history_len(s->ip) > 0; k++) {
@@ -690,7 +705,7 @@ EpStatus session_reverse_step(Session *s, int n, EpError *err)
 EpStatus session_reverse_continue(Session *s, EpError *err)
 {
     if (!interp_bound(s->ip))
-        return ep_fail(err, EP_ERR_USAGE, "the program is not running");
+        return ep_fail(err, EP_ERR_USAGE, "the program is not running (use `run` first)");
     if (interp_history_len(s->ip) == 0)
         return ep_fail(err, EP_ERR_USAGE, "at the start of the run: nothing to step back over");
     while (interp_history_len(s->ip) > 0) {
@@ -718,7 +733,7 @@ EpStatus session_reverse_continue(Session *s, EpError *err)
 EpStatus session_goto(Session *s, int node, EpError *err)
 {
     if (!interp_bound(s->ip))
-        return ep_fail(err, EP_ERR_USAGE, "the program is not running");
+        return ep_fail(err, EP_ERR_USAGE, "the program is not running (use `run` first)");
     if (node < 0 || node > interp_num_nodes(s->ip))
         return ep_fail(err, EP_ERR_USAGE, "no node #%d", node);
     while (interp_pc(s->ip) > node || interp_finished(s->ip)) {

@@ -32,18 +32,21 @@ typedef struct SessionOptions {
     int nsource_dirs;
 } SessionOptions;
 
-/* Open the program and bind inputs (n values in signature order, borrowed;
-** NULL/0: the archive's example inputs).  The run starts at node 0.  The
-** session keeps its own references to the inputs for `restart`. */
-Session *session_open(const SessionOptions *opt, const Value *inputs, int n, EpError *err);
+/* Open the program.  Nothing runs until inputs are set and the run
+** restarted (a front end binds the user's --input files or the archive's
+** examples, then calls session_restart). */
+Session *session_open(const SessionOptions *opt, EpError *err);
 void session_free(Session *s); /* NULL ok */
 
 Model *session_model(const Session *s);
+/* The options the session was opened with (kernels: BLAS or reference
+** loops, for work such as `check numerics` that runs the program again). */
+const SessionOptions *session_options(const Session *s);
 Interp *session_interp(const Session *s);
 int session_num_nodes(const Session *s);
-/* The inputs the run was started with (borrowed). */
+/* The inputs the run was started with (borrowed; NULL before any). */
 const Value *session_inputs(const Session *s, int *n);
-/* Replace the inputs used by `run`/`restart` (references are taken). */
+/* Set the inputs used by `run`/`restart` (references are taken). */
 void session_set_inputs(Session *s, const Value *inputs, int n);
 
 /* ---- where nodes come from -------------------------------------------- */
@@ -85,7 +88,8 @@ typedef struct Stop {
     EpStatus error;  /* STOP_ERROR: the failure class */
 } Stop;
 
-/* The last stop (never NULL; kind STOP_START after open). */
+/* The last stop (never NULL; STOP_NONE after open; STOP_ERROR with node
+** -1 when binding the inputs failed, the message in detail). */
 const Stop *session_last_stop(const Session *s);
 
 /* Ask a running command to stop at the next node (a SIGINT handler may call
@@ -95,7 +99,7 @@ void session_interrupt(Session *s);
 /* Each moves the run and sets the last stop.  Errors of the command itself
 ** (e.g. "the program has finished") are returned; a node failing is a stop
 ** (STOP_ERROR), not an error of the command. */
-EpStatus session_restart(Session *s, EpError *err);          /* re-bind, stop at node 0 */
+EpStatus session_restart(Session *s, EpError *err);          /* bind the inputs, stop at node 0 */
 EpStatus session_run(Session *s, EpError *err);              /* restart, then continue */
 EpStatus session_step(Session *s, int n, EpError *err);      /* n nodes */
 EpStatus session_next(Session *s, int n, EpError *err);      /* over the rest of the module call */
@@ -179,6 +183,11 @@ const char *session_display(const Session *s, int i, int *id);
 ** FQN, or "NODE" for a node's first output; NULL if unknown or not computed
 ** yet (err says which). */
 const Value *session_value(const Session *s, const char *name, EpError *err);
+
+/* Replace the value session_value(name) finds with v (stolen): the edit a
+** debugger's `set` makes before continuing.  Going back over the node that
+** computed it, or restarting, drops the edit. */
+EpStatus session_set_value(Session *s, const char *name, Value v, EpError *err);
 
 /* Nodes whose output has NaN/Inf: which of node's tensor inputs were already
 ** non-finite, as "in0 (x): 3 NaN" lines (new string, caller frees). */

@@ -61,6 +61,59 @@ Value value_copy(const Value *v)
     return r;
 }
 
+Tensor *value_to_array(const Value *v, EpError *err)
+{
+    switch (v->kind) {
+    case V_TENSOR: return tensor_ref(v->t);
+    case V_INT: return tensor_scalar_i64(DT_I64, v->i, err);
+    case V_FLOAT: return tensor_scalar_f64(DT_F64, v->f, err);
+    case V_BOOL: return tensor_scalar_i64(DT_BOOL, v->b, err);
+    default:
+        ep_fail(err, EP_ERR_USAGE, "a %s has no array form", value_kind_name(v->kind));
+        return NULL;
+    }
+}
+
+EpStatus value_clone(const Value *v, Value *out, EpError *err)
+{
+    *out = value_copy(v);
+    if (out->kind == V_TENSOR && out->t) {
+        Tensor *t = tensor_to_dtype(out->t, out->t->dtype, err);
+        tensor_unref(out->t);
+        out->t = t;
+        if (!t) {
+            out->kind = V_NONE;
+            return EP_ERR_EXEC;
+        }
+    } else if (out->kind == V_LIST) {
+        for (int i = 0; i < out->list->n; i++) {
+            Value c;
+            if (value_clone(&out->list->items[i], &c, err)) {
+                value_clear(out);
+                return EP_ERR_EXEC;
+            }
+            value_clear(&out->list->items[i]);
+            out->list->items[i] = c;
+        }
+    }
+    return EP_OK;
+}
+
+EpStatus values_clone(const Value *v, int n, Value **out, EpError *err)
+{
+    *out = ep_xcalloc((size_t)(n ? n : 1), sizeof **out);
+    for (int i = 0; i < n; i++) {
+        if (value_clone(&v[i], &(*out)[i], err)) {
+            for (int j = 0; j < i; j++)
+                value_clear(&(*out)[j]);
+            free(*out);
+            *out = NULL;
+            return EP_ERR_EXEC;
+        }
+    }
+    return EP_OK;
+}
+
 const char *value_kind_name(ValueKind k)
 {
     static const char *names[] = {

@@ -58,6 +58,17 @@ void value_clear(Value *v);
 /* A deep-enough copy: tensors get a new reference (not a data copy), lists
 ** and strings are duplicated. */
 Value value_copy(const Value *v);
+/* A value as the array a .npy file holds for it (new reference): a tensor
+** itself, a scalar as a 0-d int64/float64/bool tensor.  NULL for values
+** with no array form (None, strings, lists, ...), err then saying which
+** kind it is (EP_ERR_USAGE), or when memory runs out. */
+Tensor *value_to_array(const Value *v, EpError *err);
+/* A full copy: tensors get new storage holding their values (contiguous),
+** so writes into one never show in the other.  EP_ERR_EXEC when memory
+** runs out (*out is then V_NONE). */
+EpStatus value_clone(const Value *v, Value *out, EpError *err);
+/* value_clone of n values into a new array (*out, n entries, owned). */
+EpStatus values_clone(const Value *v, int n, Value **out, EpError *err);
 
 /* Numeric view of a scalar value (int, float, bool). */
 static inline double value_as_f64(const Value *v)

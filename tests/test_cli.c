@@ -20,60 +20,10 @@
 
 #define FIX "build/fixtures/"
 
-typedef struct RunResult {
-    int code;
-    char *out, *err;
-} RunResult;
-
-static char *slurp(int fd)
-{
-    StrBuf sb;
-    sb_init(&sb);
-    lseek(fd, 0, SEEK_SET);
-    char buf[4096];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0)
-        sb_appendn(&sb, buf, (size_t)n);
-    close(fd);
-    return sb_take(&sb);
-}
-
 /* Run the binary with args (NULL-terminated), capturing its output. */
 static RunResult run(const char *const *args)
 {
-    const char *bin = getenv("EPDBG_BIN");
-    if (!bin)
-        bin = "./epdbg";
-    char out_path[] = "/tmp/epdbg-out-XXXXXX", err_path[] = "/tmp/epdbg-err-XXXXXX";
-    int out = mkstemp(out_path), errfd = mkstemp(err_path);
-    unlink(out_path);
-    unlink(err_path);
-    const char *argv[64];
-    int n = 0;
-    argv[n++] = bin;
-    for (int i = 0; args[i] && n < 63; i++)
-        argv[n++] = args[i];
-    argv[n] = NULL;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(out, 1);
-        dup2(errfd, 2);
-        execv(bin, (char *const *)argv);
-        _exit(127);
-    }
-    int status = 0;
-    waitpid(pid, &status, 0);
-    RunResult r;
-    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    r.out = slurp(out);
-    r.err = slurp(errfd);
-    return r;
-}
-
-static void run_free(RunResult *r)
-{
-    free(r->out);
-    free(r->err);
+    return test_run_binary(args, NULL, NULL);
 }
 
 #define EXPECT(r, want_code, stream, text)                                                                          \
@@ -81,26 +31,20 @@ static void run_free(RunResult *r)
                   "exit %d (want %d); want '%s' in %s:\nstdout: %s\nstderr: %s", (r).code, (want_code), (text),      \
                   #stream, (r).out, (r).err)
 
-static char *tmpdir(void)
-{
-    char tmpl[] = "/tmp/epdbg-cli-XXXXXX";
-    return ep_xstrdup(mkdtemp(tmpl));
-}
-
 START_TEST(test_usage)
 {
     RunResult r = run((const char *[]){NULL});
     EXPECT(r, 1, err, "usage:");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", NULL});
     EXPECT(r, 1, err, "usage: epdbg run");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", "examples/mlp.pt2", "--bogus", NULL});
     EXPECT(r, 1, err, "unknown option or missing value: --bogus");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"--help", NULL});
     EXPECT(r, 0, out, "exit codes");
-    run_free(&r);
+    run_result_free(&r);
 }
 END_TEST
 
@@ -111,7 +55,7 @@ START_TEST(test_info_text_and_json)
     ck_assert_msg(strstr(r.out, "x: float32[s0, 16] (s0 in [2, 1024])"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "aten.linear.default"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "unsupported none"), "%s", r.out);
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"info", "--json", "examples/cnn_legacy.pt2", NULL});
     ck_assert_int_eq(r.code, 0);
     cJSON *j = cJSON_Parse(r.out);
@@ -126,7 +70,7 @@ START_TEST(test_info_text_and_json)
     ck_assert_str_eq(cJSON_GetObjectItem(last, "kind")->valuestring, "user_input");
     ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(last, "shape"), 0)->valuestring, "s0");
     cJSON_Delete(j);
-    run_free(&r);
+    run_result_free(&r);
 }
 END_TEST
 
@@ -147,16 +91,16 @@ static void check_output_file(const char *dir, int i, const char *refdir)
 
 START_TEST(test_run_sample_inputs_and_outputs)
 {
-    char *dir = tmpdir();
+    char *dir = test_tmpdir();
     RunResult r = run((const char *[]){"run", "examples/cnn.pt2", "--outputs", dir, NULL});
     EXPECT(r, 0, out, "out0 log_softmax: float32[2, 10]");
     check_output_file(dir, 0, "tests/refs/cnn");
-    run_free(&r);
+    run_result_free(&r);
     /* the same with the reference kernels */
     r = run((const char *[]){"run", "examples/cnn.pt2", "--no-blas", "--outputs", dir, NULL});
     ck_assert_int_eq(r.code, 0);
     check_output_file(dir, 0, "tests/refs/cnn");
-    run_free(&r);
+    run_result_free(&r);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -170,18 +114,18 @@ START_TEST(test_run_inputs_given)
     RunResult r = run((const char *[]){"run", "examples/mlp_legacy.pt2", NULL});
     EXPECT(r, 1, err, "stores no example inputs");
     ck_assert_msg(strstr(r.err, "float32[s0, 16] (s0 in [2, 1024])"), "%s", r.err);
-    run_free(&r);
-    char *dir = tmpdir();
+    run_result_free(&r);
+    char *dir = test_tmpdir();
     r = run((const char *[]){"run", "examples/mlp_legacy.pt2", "--input", "tests/refs/mlp_legacy/in0.npy",
                              "--outputs", dir, NULL});
     EXPECT(r, 0, out, "out0 _softmax");
     check_output_file(dir, 0, "tests/refs/mlp_legacy");
-    run_free(&r);
+    run_result_free(&r);
     /* NAME=FILE, and an npz */
     r = run((const char *[]){"run", "examples/mlp_legacy.pt2", "--input", "l_x_=tests/refs/mlp_legacy/in0.npy",
                              "--outputs", dir, NULL});
     EXPECT(r, 0, out, "out0");
-    run_free(&r);
+    run_result_free(&r);
     EpError err;
     Tensor *x = npy_load_file("tests/refs/mlp_legacy/in0.npy", &err);
     char npz[600];
@@ -192,11 +136,11 @@ START_TEST(test_run_inputs_given)
     r = run((const char *[]){"run", "examples/mlp_legacy.pt2", "--inputs", npz, "--outputs", dir, NULL});
     EXPECT(r, 0, out, "out0");
     check_output_file(dir, 0, "tests/refs/mlp_legacy");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", "examples/mlp_legacy.pt2", "--input", "nosuch=tests/refs/mlp_legacy/in0.npy",
                              NULL});
     EXPECT(r, 1, err, "no input named 'nosuch'");
-    run_free(&r);
+    run_result_free(&r);
     char cmd[600];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
     ck_assert_int_eq(system(cmd), 0);
@@ -217,7 +161,7 @@ static char *write_input(const char *dir, const char *name, DType dt, int ndim, 
 
 START_TEST(test_guards)
 {
-    char *dir = tmpdir();
+    char *dir = test_tmpdir();
     int64_t x15[2] = {4, 15}, x9[2] = {9, 4}, y18[2] = {18, 4}, x3[2] = {3, 4}, y7[2] = {7, 4}, y6[2] = {6, 4};
     int64_t x3d[3] = {4, 16, 1};
     char *p;
@@ -225,38 +169,38 @@ START_TEST(test_guards)
     p = write_input(dir, "x15", DT_F32, 2, x15);
     r = run((const char *[]){"run", "examples/mlp.pt2", "--input", p, NULL});
     EXPECT(r, 3, err, "input x.shape[1] is 15, but the program was exported with the static size 16");
-    run_free(&r);
+    run_result_free(&r);
     free(p);
     p = write_input(dir, "x3d", DT_F32, 3, x3d);
     r = run((const char *[]){"run", "examples/mlp.pt2", "--input", p, NULL});
     EXPECT(r, 3, err, "input x has 3 dimensions");
-    run_free(&r);
+    run_result_free(&r);
     free(p);
     int64_t x4[2] = {4, 16};
     p = write_input(dir, "x64", DT_F64, 2, x4);
     r = run((const char *[]){"run", "examples/mlp.pt2", "--input", p, NULL});
     EXPECT(r, 3, err, "input x is float64, but the program was exported for float32");
-    run_free(&r);
+    run_result_free(&r);
     free(p);
     char *px = write_input(dir, "x9", DT_F32, 2, x9), *py = write_input(dir, "y18", DT_F32, 2, y18);
     r = run((const char *[]){"run", FIX "dynamic.pt2", "--input", px, "--input", py, NULL});
     EXPECT(r, 3, err, "above the maximum 8");
-    run_free(&r);
+    run_result_free(&r);
     free(px);
     free(py);
     px = write_input(dir, "x3", DT_F32, 2, x3);
     py = write_input(dir, "y7", DT_F32, 2, y7);
     r = run((const char *[]){"run", FIX "dynamic.pt2", "--input", px, "--input", py, NULL});
     EXPECT(r, 3, err, "input y.shape[0] is 7, which does not fit 2*s0");
-    run_free(&r);
+    run_result_free(&r);
     free(py);
     py = write_input(dir, "y6", DT_F32, 2, y6);
     r = run((const char *[]){"run", FIX "dynamic.pt2", "--input", px, "--input", py, NULL});
     EXPECT(r, 0, out, "out1 sym_size_int: int 3");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", FIX "dynamic.pt2", "--input", px, NULL});
     EXPECT(r, 1, err, "missing input y");
-    run_free(&r);
+    run_result_free(&r);
     free(px);
     free(py);
     char cmd[600];
@@ -268,10 +212,10 @@ END_TEST
 
 START_TEST(test_bad_files)
 {
-    char *dir = tmpdir();
+    char *dir = test_tmpdir();
     RunResult r = run((const char *[]){"info", "no/such/model.pt2", NULL});
     EXPECT(r, 2, err, "no/such/model.pt2");
-    run_free(&r);
+    run_result_free(&r);
     /* half of a real archive */
     char *data;
     size_t len;
@@ -281,23 +225,23 @@ START_TEST(test_bad_files)
     ck_assert_int_eq(write_file_atomic(half, data, len / 2, &err), EP_OK);
     r = run((const char *[]){"run", half, NULL});
     EXPECT(r, 2, err, "half.pt2");
-    run_free(&r);
+    run_result_free(&r);
     /* a text file */
     char *text = ep_xasprintf("%s/notes.pt2", dir);
     ck_assert_int_eq(write_file_atomic(text, "hello\n", 6, &err), EP_OK);
     r = run((const char *[]){"info", text, NULL});
     EXPECT(r, 2, err, "notes.pt2");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"info", FIX "aoti_like.pt2", NULL});
     EXPECT(r, 2, err, "AOTInductor package");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"info", FIX "plain_torchsave.pt", NULL});
     EXPECT(r, 2, err, "plain torch.save file");
-    run_free(&r);
+    run_result_free(&r);
     /* an unreadable input file */
     r = run((const char *[]){"run", "examples/mlp.pt2", "--input", text, NULL});
     EXPECT(r, 2, err, "not a .npy file");
-    run_free(&r);
+    run_result_free(&r);
     free(data);
     free(half);
     free(text);
@@ -312,20 +256,20 @@ START_TEST(test_unsupported_and_programs)
 {
     RunResult r = run((const char *[]){"info", FIX "unsupported.pt2", NULL});
     EXPECT(r, 0, out, "mylib.frobnicate.default (first at node frobnicate)");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", FIX "unsupported.pt2", NULL});
     EXPECT(r, 4, err, "node 1 'frobnicate' (mylib.frobnicate.default) at unsupported.py:12 in forward");
     ck_assert_msg(strstr(r.err, "epdbg has no kernel for mylib.frobnicate.default"), "%s", r.err);
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", FIX "multi.pt2", NULL});
     EXPECT(r, 1, err, "several programs (encoder, decoder); choose one with --model NAME");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", FIX "multi.pt2", "--model", "decoder", NULL});
     EXPECT(r, 0, out, "out0 sub");
-    run_free(&r);
+    run_result_free(&r);
     r = run((const char *[]){"run", FIX "multi.pt2", "--model", "nope", NULL});
     EXPECT(r, 1, err, "no program named 'nope' (the archive has: encoder, decoder)");
-    run_free(&r);
+    run_result_free(&r);
 }
 END_TEST
 

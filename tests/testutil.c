@@ -6,8 +6,16 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdlib.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+/* The corpus README's tolerances, written here again on purpose rather
+** than taken from numerics_tolerance: the tests judge the product by the
+** README, so a change to the product's table cannot loosen its own tests. */
 void tolerance_for(DType t, double *rtol, double *atol)
 {
     switch (t) {
@@ -78,4 +86,109 @@ const char *test_corpus_dir(void)
     static const char *dir = "../shared/corpus";
     struct stat st;
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
+}
+
+static char *slurp(int fd)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    lseek(fd, 0, SEEK_SET);
+    char buf[4096];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0)
+        sb_appendn(&sb, buf, (size_t)n);
+    close(fd);
+    return sb_take(&sb);
+}
+
+/* A temporary file holding text, opened for reading (unlinked already). */
+static int temp_file(const char *text)
+{
+    char path[] = "/tmp/epdbg-test-XXXXXX";
+    int fd = mkstemp(path);
+    unlink(path);
+    if (fd >= 0 && text) {
+        size_t len = strlen(text);
+        if (write(fd, text, len) != (ssize_t)len) {
+            close(fd);
+            return -1;
+        }
+        lseek(fd, 0, SEEK_SET);
+    }
+    return fd;
+}
+
+static char *replay_scratch;
+
+static void remove_replay_scratch(void)
+{
+    DIR *d = opendir(replay_scratch);
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.') {
+            char *p = ep_xasprintf("%s/%s", replay_scratch, e->d_name);
+            remove(p);
+            free(p);
+        }
+    if (d)
+        closedir(d);
+    rmdir(replay_scratch);
+    free(replay_scratch);
+}
+
+RunResult test_run_binary(const char *const *args, const char *cwd, const char *stdin_text)
+{
+    const char *bin = getenv("EPDBG_BIN");
+    if (!bin)
+        bin = "./epdbg";
+    /* a relative binary path must survive the chdir */
+    char *abs_bin = bin[0] == '/' || !cwd ? ep_xstrdup(bin) : realpath(bin, NULL);
+    int out = temp_file(NULL), errfd = temp_file(NULL), in = temp_file(stdin_text ? stdin_text : "");
+    const char *argv[128];
+    int n = 0;
+    argv[n++] = abs_bin ? abs_bin : bin;
+    for (int i = 0; args[i] && n < 127; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    /* failing runs save replay files (interp/record.h): into cwd when the
+    ** test chose one, else into a scratch folder, never the source tree */
+    if (!cwd && !replay_scratch) {
+        replay_scratch = test_tmpdir();
+        atexit(remove_replay_scratch);
+    }
+    pid_t pid = fork();
+    if (pid == 0) {
+        if (cwd)
+            unsetenv("EPDBG_REPLAY_DIR");
+        else
+            setenv("EPDBG_REPLAY_DIR", replay_scratch, 1);
+        dup2(in, 0);
+        dup2(out, 1);
+        dup2(errfd, 2);
+        if (cwd && chdir(cwd) != 0)
+            _exit(126);
+        execv(argv[0], (char *const *)argv);
+        _exit(127);
+    }
+    int status = 0;
+    waitpid(pid, &status, 0);
+    RunResult r;
+    r.code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    r.out = slurp(out);
+    r.err = slurp(errfd);
+    close(in);
+    free(abs_bin);
+    return r;
+}
+
+void run_result_free(RunResult *r)
+{
+    free(r->out);
+    free(r->err);
+}
+
+char *test_tmpdir(void)
+{
+    char tmpl[] = "/tmp/epdbg-test-XXXXXX";
+    return ep_xstrdup(mkdtemp(tmpl));
 }

@@ -26,6 +26,21 @@ const char *test_project_dir(void);
 /* ../shared/corpus when present, else NULL. */
 const char *test_corpus_dir(void);
 
+/* The epdbg binary run as users run it: $EPDBG_BIN (the build variant
+** under test), else ./epdbg. */
+typedef struct RunResult {
+    int code;        /* exit status, or 128 + signal */
+    char *out, *err; /* everything written to stdout and stderr */
+} RunResult;
+
+/* Run the binary with args (NULL-terminated) in cwd (NULL: the current
+** directory), feeding stdin_text (NULL: an empty stdin). */
+RunResult test_run_binary(const char *const *args, const char *cwd, const char *stdin_text);
+void run_result_free(RunResult *r);
+
+/* A new empty temporary folder (caller frees the name; the folder stays). */
+char *test_tmpdir(void);
+
 /* Prototypes of every suite (the list the Makefile generates). */
 #define SUITE(fn) Suite *fn(void);
 #include "suites.inc"

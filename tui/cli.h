@@ -13,6 +13,12 @@
 
 int cli_info(int argc, char **argv);
 int cli_run(int argc, char **argv);
+/* `epdbg MODEL.pt2 ...`: the debugger, scripted (-x, --batch, -ex) or
+** reading commands from the terminal. */
+int cli_debug(int argc, char **argv);
+/* `epdbg replay FILE.npz MODEL.pt2`: re-run a replay file's inputs, stop at
+** the failing node with its stack trace (tui/cli_replay.c). */
+int cli_replay(int argc, char **argv);
 
 /* Input options of the command line, in the order given. */
 typedef struct InputArgs {
@@ -31,6 +37,32 @@ bool input_args_empty(const InputArgs *a);
 ** given for a bfloat16 input (numpy has no bfloat16) and 0-d .npy files for
 ** SymInt/SymFloat/SymBool inputs. */
 EpStatus cli_load_inputs(const Interp *ip, const InputArgs *a, Value **vals, int *n, EpError *err);
+
+/* The debugger's command line: the model, the input options of `epdbg
+** run`, source folders, and the commands to run. */
+typedef struct Session Session;
+typedef struct DebugArgs {
+    const char *path;
+    const char *model_name;
+    InputArgs inputs;
+    bool no_blas;
+    char **source_dirs;      /* borrowed from argv */
+    int nsource_dirs;
+    const char *script;      /* -x FILE */
+    bool batch_stdin;        /* --batch */
+    char **commands;         /* -ex CMD, borrowed from argv */
+    int ncommands;
+} DebugArgs;
+
+/* Parse the options (who names the subcommand in messages).  Returns 0,
+** an exit code, or -1 when --help was printed. */
+int debug_args_parse(int argc, char **argv, DebugArgs *a, const char *who);
+void debug_args_free(DebugArgs *a);
+/* Open the session and bind the inputs.  A model that cannot be opened or
+** input files that cannot be read are fatal (message on stderr, exit code
+** returned); inputs the program rejects are not: the session opens with the
+** failure as its stop, so the user can look into it. */
+int debug_session_open(const DebugArgs *a, Session **out);
 
 /* "float32[2, 3]  min -1.25  max 3  mean 0.1" for a tensor, "int 7" ... */
 char *describe_value_stats(const Value *v);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "interp/npy.h"
@@ -94,11 +95,34 @@ EpStatus cli_load_inputs(const Interp *ip, const InputArgs *a, Value **vals, int
     bool *have = ep_xcalloc((size_t)(ni ? ni : 1), sizeof *have);
     EpStatus rc = EP_OK;
     int next_positional = 0;
-    if (a->npz) {
+    struct stat st;
+    if (a->npz && stat(a->npz, &st) == 0 && S_ISDIR(st.st_mode)) {
+        /* a folder of in0.npy, in1.npy, ... (or NAME.npy): the layout of
+        ** the reference corpus and of oracle.py */
+        for (int i = 0; i < ni && rc == EP_OK; i++) {
+            const char *name = interp_user_input(ip, i)->name;
+            char *path = ep_xasprintf("%s/in%d.npy", a->npz, i);
+            if (access(path, F_OK) != 0) {
+                free(path);
+                path = ep_xasprintf("%s/%s.npy", a->npz, name);
+            }
+            if (access(path, F_OK) != 0) {
+                free(path);
+                continue; /* reported as missing below */
+            }
+            Tensor *t = npy_load_file(path, err);
+            rc = t ? adapt_input(interp_user_input(ip, i), t, path, &out[i], err) : EP_ERR_FORMAT;
+            tensor_unref(t);
+            have[i] = rc == EP_OK;
+            free(path);
+        }
+    } else if (a->npz) {
         NpzArchive z;
         rc = npz_load(a->npz, &z, err);
         for (int k = 0; rc == EP_OK && k < z.n; k++) {
             const char *name = z.entries[k].name;
+            if (strchr(name, '/') || strcmp(name, "__epdbg__") == 0)
+                continue; /* a replay file's intermediates and record (interp/record.h) */
             int idx = find_input(ip, name);
             if (idx < 0 && (strncmp(name, "in", 2) == 0 || strncmp(name, "arr_", 4) == 0)) {
                 const char *digits = name + (name[0] == 'i' ? 2 : 4);

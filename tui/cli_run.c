@@ -1,7 +1,9 @@
 /*
 ** cli_run.c -- `epdbg run MODEL.pt2 [--input ...] [--inputs F.npz]
-** [--outputs DIR] [--model NAME] [--no-blas]`: run the program once and
-** report (and optionally save) its outputs.
+** [--outputs DIR] [--model NAME] [--no-blas] [--stop-on-nan] [--record F]
+** [--record-all] [--shadow-fp64]`: run the program once and report (and
+** optionally save) its outputs.  A run that fails saves its inputs to a
+** replay file (interp/record.h) and prints the command that replays it.
 */
 #include "cli.h"
 
@@ -12,12 +14,20 @@
 #include <sys/stat.h>
 
 #include "interp/npy.h"
+#include "interp/numerics.h"
+#include "interp/record.h"
 
 static const char RUN_USAGE[] =
-    "usage: epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz]\n"
+    "usage: epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
     "                 [--outputs DIR] [--model NAME] [--no-blas]\n"
+    "                 [--stop-on-nan] [--record FILE.npz [--record-all]] [--shadow-fp64]\n"
     "  Positional --input files bind the user inputs in signature order; with no inputs the\n"
-    "  archive's stored example inputs are used.  --outputs writes DIR/out0.npy, out1.npy, ...\n";
+    "  archive's stored example inputs are used; --inputs DIR reads DIR/in0.npy, in1.npy, ...\n"
+    "  --outputs writes DIR/out0.npy, out1.npy, ...\n"
+    "  --stop-on-nan   fail at the first node whose output has NaN or Inf (keeps every value)\n"
+    "  --record F.npz  save the inputs (--record-all: and every value computed) to replay\n"
+    "  --shadow-fp64   also run every floating node in float64 and report where float32 departs\n"
+    "  A failing run saves its inputs to MODEL-replay.npz here; `epdbg replay` re-runs them.\n";
 
 static EpStatus make_dirs(const char *dir, EpError *err)
 {
@@ -37,23 +47,10 @@ static EpStatus make_dirs(const char *dir, EpError *err)
     return EP_OK;
 }
 
-/* A user output as the array written to outN.npy (scalars as 0-d). */
-static Tensor *output_array(const Value *v, EpError *err)
-{
-    switch (v->kind) {
-    case V_TENSOR: return tensor_ref(v->t);
-    case V_INT: return tensor_scalar_i64(DT_I64, v->i, err);
-    case V_FLOAT: return tensor_scalar_f64(DT_F64, v->f, err);
-    case V_BOOL: return tensor_scalar_i64(DT_BOOL, v->b, err);
-    default:
-        ep_fail(err, EP_ERR_EXEC, "an output of kind %s has no .npy form", value_kind_name(v->kind));
-        return NULL;
-    }
-}
-
 int cli_run(int argc, char **argv)
 {
-    const char *path = NULL, *model_name = NULL, *out_dir = NULL;
+    const char *path = NULL, *model_name = NULL, *out_dir = NULL, *record_path = NULL;
+    bool stop_on_nan = false, record_all = false, shadow_fp64 = false;
     InputArgs inputs = {0};
     InterpOptions opt = INTERP_OPTIONS_DEFAULT;
     int rc = EP_OK;
@@ -75,6 +72,14 @@ int cli_run(int argc, char **argv)
             model_name = argv[++i];
         } else if (strcmp(a, "--no-blas") == 0) {
             opt.kernels.use_blas = false;
+        } else if (strcmp(a, "--stop-on-nan") == 0) {
+            stop_on_nan = true;
+        } else if (strcmp(a, "--record") == 0 && has_value) {
+            record_path = argv[++i];
+        } else if (strcmp(a, "--record-all") == 0) {
+            record_all = true;
+        } else if (strcmp(a, "--shadow-fp64") == 0) {
+            shadow_fp64 = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(RUN_USAGE, stdout);
             input_args_free(&inputs);
@@ -93,10 +98,17 @@ int cli_run(int argc, char **argv)
         fputs(RUN_USAGE, stderr);
         rc = EP_ERR_USAGE;
     }
+    if (rc == EP_OK && record_all && !record_path) {
+        fprintf(stderr, "epdbg run: --record-all goes with --record FILE.npz\n");
+        rc = EP_ERR_USAGE;
+    }
     if (rc) {
         input_args_free(&inputs);
         return rc;
     }
+    /* --stop-on-nan keeps the values so the report can say which inputs of
+    ** the node were already non-finite, as the debugger does */
+    opt.keep_values = stop_on_nan || record_all;
     EpError err = {0};
     Model *m = NULL;
     Interp *ip = NULL;
@@ -109,13 +121,66 @@ int cli_run(int argc, char **argv)
             rc = err.code ? err.code : EP_ERR_FORMAT;
     }
     if (rc == EP_OK)
-        rc = interp_check_supported(ip, &err);
-    if (rc == EP_OK)
         rc = cli_load_inputs(ip, &inputs, &vals, &nvals, &err);
+    /* from here on a failure is the program's: its inputs are worth saving */
+    RecordMeta failure = {0};
+    /* The run binds a copy: a program that mutates a user input writes into
+    ** the bound tensor, and the replay file and the float64 shadow need the
+    ** inputs as given. */
+    Value *run_vals = NULL;
     if (rc == EP_OK)
-        rc = interp_bind(ip, vals, nvals, &err);
-    if (rc == EP_OK)
-        rc = interp_run(ip, &err);
+        rc = values_clone(vals, nvals, &run_vals, &err);
+    if (rc == EP_OK && (rc = interp_bind(ip, run_vals, nvals, &err)))
+        failure.failure = ep_xstrdup("input");
+    for (int i = 0; run_vals && i < nvals; i++)
+        value_clear(&run_vals[i]);
+    free(run_vals);
+    while (rc == EP_OK && !interp_finished(ip)) {
+        int node = interp_pc(ip);
+        char *detail = NULL;
+        if ((rc = interp_step(ip, &err))) {
+            failure.failure = ep_xstrdup("error");
+            failure.node = ep_xstrdup(interp_node(ip, node)->name);
+        } else if (stop_on_nan && interp_node_nonfinite(ip, node, &detail)) {
+            char *where = interp_describe_node(ip, node);
+            size_t dl = strlen(detail);
+            rc = ep_fail(&err, EP_ERR_EXEC, "non-finite values at %s:\n%.*s", where,
+                         (int)(dl && detail[dl - 1] == '\n' ? dl - 1 : dl), detail);
+            free(where);
+            failure.failure = ep_xstrdup("nan");
+            failure.node = ep_xstrdup(interp_node(ip, node)->name);
+            failure.message = detail; /* as the debugger's catch nan reports it */
+        }
+    }
+    if (rc && failure.failure) {
+        EpError serr = {0};
+        char *file = record_path ? ep_xstrdup(record_path) : record_replay_name(path);
+        failure.model_path = ep_xstrdup(path);
+        failure.model_name = model_name ? ep_xstrdup(model_name) : NULL;
+        if (!failure.message)
+            failure.message = ep_xstrdup(err.msg);
+        failure.status = rc;
+        fprintf(stderr, "epdbg: %s\n", err.msg);
+        if (interp_check_supported(ip, &serr) != EP_OK && strstr(serr.msg, "more nodes cannot run"))
+            fprintf(stderr, "note: %s\n", serr.msg);
+        if (record_save(file, ip, vals, nvals, record_all, &failure, &serr) == EP_OK)
+            fprintf(stderr, "epdbg: the inputs are saved; replay with:\n  epdbg replay %s %s%s%s\n", file, path,
+                    model_name ? " --model " : "", model_name ? model_name : "");
+        else
+            fprintf(stderr, "epdbg: could not save the inputs for replay: %s\n", serr.msg);
+        free(file);
+        record_meta_free(&failure);
+        ep_error_clear(&err);
+        goto done;
+    }
+    record_meta_free(&failure);
+    if (rc == EP_OK && record_path) {
+        RecordMeta meta = {.model_path = (char *)path, .model_name = (char *)model_name};
+        rc = record_save(record_path, ip, vals, nvals, record_all, &meta, &err);
+        if (rc == EP_OK)
+            fprintf(stderr, "epdbg: recorded the inputs%s in %s\n", record_all ? " and every value" : "",
+                    record_path);
+    }
     if (rc == EP_OK && out_dir)
         rc = make_dirs(out_dir, &err);
     for (int i = 0; rc == EP_OK && i < interp_num_user_outputs(ip); i++) {
@@ -125,15 +190,22 @@ int cli_run(int argc, char **argv)
         printf("out%d %s: %s\n", i, name ? name : "(literal)", d);
         free(d);
         if (out_dir) {
-            Tensor *t = output_array(v, &err);
+            Tensor *t = value_to_array(v, &err);
             char *file = ep_xasprintf("%s/out%d.npy", out_dir, i);
             rc = t ? npy_save_file(file, t, &err) : EP_ERR_EXEC;
             free(file);
             tensor_unref(t);
         }
     }
+    if (rc == EP_OK && shadow_fp64) {
+        NumericsOptions nopt = NUMERICS_OPTIONS_DEFAULT;
+        nopt.kernels = opt.kernels;
+        printf("\n");
+        rc = numerics_shadow_print(stdout, m, vals, nvals, &nopt, NULL, &err);
+    }
     if (rc)
         fprintf(stderr, "epdbg: %s\n", err.msg);
+done:
     for (int i = 0; i < nvals; i++)
         value_clear(&vals[i]);
     free(vals);

@@ -52,10 +52,14 @@ typedef struct CommandGroup {
     const char *title;    /* "Running", "Breakpoints", ... for `help` */
     const Command *commands;
     int n;
+    /* `info WHAT` subcommands of this group ("breakpoints", "node"), found
+    ** the same way as commands (exact, then unique prefix: `i b`). */
+    const Command *infos;
+    int ninfos;
 } CommandGroup;
 
 /* The groups of the command files (each defined in its file). */
-extern const CommandGroup CMD_GROUP_RUN, CMD_GROUP_BREAK, CMD_GROUP_INSPECT, CMD_GROUP_SOURCE,
+extern const CommandGroup CMD_GROUP_RUN, CMD_GROUP_BREAK, CMD_GROUP_INSPECT, CMD_GROUP_GRAPH, CMD_GROUP_SOURCE,
     CMD_GROUP_NUMERICS, CMD_GROUP_MISC;
 
 /* Run one command line ("" and "#..." lines do nothing).  Unknown or
@@ -73,6 +77,10 @@ void cmd_report_stop(CmdCtx *c);
 ** mlp.py:21 in forward [fc1]". */
 char *cmd_node_line(const Session *s, int i);
 
+/* Print a print-expression ("x", "linear[0, :5]", "linear.shape") as
+** `print` does, with hex element bits for print/x (cmd_inspect.c). */
+EpStatus cmd_print_expr(CmdCtx *c, const char *expr, bool hex, EpError *err);
+
 /* Argument helpers. */
 /* The next whitespace-separated word of *args into buf; false if none. */
 bool cmd_word(const char **args, char *buf, size_t cap);
@@ -81,5 +89,10 @@ bool cmd_word(const char **args, char *buf, size_t cap);
 EpStatus cmd_count(const char *args, int dflt, int *out, EpError *err);
 /* A node named by args (name, #N, unique prefix). */
 EpStatus cmd_node_arg(CmdCtx *c, const char *args, int *node, EpError *err);
+/* The node the user is looking at: the one a stop reported after it ran,
+** else the next to run (the last one at the end); -1 in an empty graph. */
+int cmd_current_node(CmdCtx *c);
+/* The node named by args, or the current node when args is empty. */
+EpStatus cmd_node_or_current(CmdCtx *c, const char *args, int *node, EpError *err);
 
 #endif

@@ -7,6 +7,7 @@
 ** archive, and files epdbg must refuse.  tests/refs/README.md says which
 ** have PyTorch references and how they were made.
 */
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -284,6 +285,20 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(inplace(), dir, "inplace.pt2", PB_ERA_2_11, err)) ||
         (rc = write(nan_log(), dir, "nan_log.pt2", PB_ERA_2_11, err)) ||
         (rc = write(cancel(), dir, "cancel.pt2", PB_ERA_2_11, err)))
+        return rc;
+
+    /* an input for nan_log.pt2 that already holds a NaN */
+    int64_t nx = 4;
+    Tensor *xn = tensor_empty(DT_F32, 1, &nx, err);
+    if (!xn)
+        return EP_ERR_EXEC;
+    const float xv[4] = {0.9f, NAN, 0.75f, 0.6f};
+    memcpy(tensor_data(xn), xv, sizeof xv);
+    char *npy = ep_xasprintf("%s/nan_input.npy", dir);
+    rc = npy_save_file(npy, xn, err);
+    free(npy);
+    tensor_unref(xn);
+    if (rc)
         return rc;
 
     /* the MLP with whole-dict weights (PyTorch 2.8's PT2 form) */

@@ -1,0 +1,238 @@
+/*
+** batch.c -- `epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [inputs]`:
+** the debugger driven by a script.  Each command is echoed after a
+** "(epdbg) " prompt and followed by its output, on stdout, so a transcript
+** reads like a terminal session and is stable enough for golden tests.
+** Without a script the same loop reads commands from the terminal (the
+** line-mode front end).
+**
+** The exit code is 0 unless a command failed: then it is the status of the
+** first failure (1 usage, 3 inputs rejected, 4 a node failed, ...).
+*/
+#include "cli.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cmd.h"
+
+static const char DEBUG_USAGE[] =
+    "usage: epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]...\n"
+    "                       [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
+    "                       [--model NAME] [--no-blas]\n"
+    "  -x FILE      run the debugger commands in FILE          --batch   read them from stdin\n"
+    "  -ex CMD      run CMD (repeatable; after -x FILE)        --source-dir DIR  where `list` finds sources\n"
+    "  Without -x, --batch or -ex the commands come from the terminal.  `help` lists the commands.\n";
+
+void debug_args_free(DebugArgs *a)
+{
+    input_args_free(&a->inputs);
+    free(a->source_dirs);
+    free(a->commands);
+    memset(a, 0, sizeof *a);
+}
+
+int debug_args_parse(int argc, char **argv, DebugArgs *a, const char *who)
+{
+    memset(a, 0, sizeof *a);
+    for (int i = 0; i < argc; i++) {
+        const char *o = argv[i];
+        bool has_value = i + 1 < argc;
+        if (strcmp(o, "--input") == 0 && has_value) {
+            input_args_add(&a->inputs, argv[++i]);
+        } else if (strcmp(o, "--inputs") == 0 && has_value) {
+            if (a->inputs.npz) {
+                fprintf(stderr, "epdbg %s: --inputs is given twice\n", who);
+                return EP_ERR_USAGE;
+            }
+            a->inputs.npz = ep_xstrdup(argv[++i]);
+        } else if (strcmp(o, "--model") == 0 && has_value) {
+            a->model_name = argv[++i];
+        } else if (strcmp(o, "--no-blas") == 0) {
+            a->no_blas = true;
+        } else if (strcmp(o, "--source-dir") == 0 && has_value) {
+            a->source_dirs = ep_xrealloc(a->source_dirs, (size_t)(a->nsource_dirs + 1) * sizeof *a->source_dirs);
+            a->source_dirs[a->nsource_dirs++] = argv[++i];
+        } else if (strcmp(o, "-x") == 0 && has_value) {
+            a->script = argv[++i];
+        } else if (strcmp(o, "--batch") == 0) {
+            a->batch_stdin = true;
+        } else if ((strcmp(o, "-ex") == 0 || strcmp(o, "--ex") == 0) && has_value) {
+            a->commands = ep_xrealloc(a->commands, (size_t)(a->ncommands + 1) * sizeof *a->commands);
+            a->commands[a->ncommands++] = argv[++i];
+        } else if (strcmp(o, "-h") == 0 || strcmp(o, "--help") == 0) {
+            fputs(DEBUG_USAGE, stdout);
+            return -1;
+        } else if (o[0] == '-' && o[1]) {
+            fprintf(stderr, "epdbg %s: unknown option or missing value: %s\n%s", who, o, DEBUG_USAGE);
+            return EP_ERR_USAGE;
+        } else if (!a->path) {
+            a->path = o;
+        } else {
+            fprintf(stderr, "epdbg %s: one model at a time (got %s and %s)\n", who, a->path, o);
+            return EP_ERR_USAGE;
+        }
+    }
+    if (!a->path) {
+        fputs(DEBUG_USAGE, stderr);
+        return EP_ERR_USAGE;
+    }
+    return EP_OK;
+}
+
+int debug_session_open(const DebugArgs *a, Session **out)
+{
+    EpError err = {0};
+    SessionOptions so = {.model_path = a->path, .model_name = a->model_name,
+                         .kernels = {.use_blas = !a->no_blas}};
+    Session *s = session_open(&so, &err);
+    if (!s) {
+        fprintf(stderr, "epdbg: %s\n", err.msg);
+        return err.code ? err.code : EP_ERR_FORMAT;
+    }
+    Value *vals = NULL;
+    int n = 0;
+    EpStatus rc = cli_load_inputs(session_interp(s), &a->inputs, &vals, &n, &err);
+    if (rc) {
+        /* no inputs is not fatal when none were asked for: the user can
+        ** still read the graph, the signature and the source */
+        if (!input_args_empty(&a->inputs)) {
+            fprintf(stderr, "epdbg: %s\n", err.msg);
+            session_free(s);
+            return rc;
+        }
+        printf("Note: %s\n", err.msg);
+        *out = s;
+        return EP_OK;
+    }
+    session_set_inputs(s, vals, n);
+    for (int i = 0; i < n; i++)
+        value_clear(&vals[i]);
+    free(vals);
+    if (session_restart(s, &err)) /* the stop holds the message: a guard failure is worth debugging */
+        printf("The inputs do not satisfy the program: %s\n", err.msg);
+    *out = s;
+    return EP_OK;
+}
+
+static void write_stdout(void *ctx, const char *text, size_t len)
+{
+    (void)ctx;
+    fwrite(text, 1, len, stdout);
+}
+
+/* Run one line, echoed after the prompt; returns the command's status. */
+static EpStatus run_line(CmdCtx *c, const char *line, bool echo)
+{
+    const char *p = line;
+    while (*p == ' ' || *p == '\t')
+        p++;
+    if (*p == '\0' || *p == '#')
+        return EP_OK;
+    if (echo)
+        printf("(epdbg) %s\n", p);
+    EpError err = {0};
+    EpStatus rc = cmd_execute(c, p, &err);
+    if (rc) {
+        printf("error: %s\n", err.msg);
+    } else {
+        /* a node failing is the moving command's failure too, so a script
+        ** that hits one exits nonzero */
+        const Stop *st = session_last_stop(c->s);
+        if (st->kind == STOP_ERROR && st->error && strncmp(p, "info", 4) != 0)
+            rc = st->error;
+    }
+    fflush(stdout);
+    return rc;
+}
+
+/* Lines of f until quit; the first failure's status into *first. */
+static void run_stream(CmdCtx *c, FILE *f, bool echo, bool prompt, EpStatus *first)
+{
+    char *line = NULL;
+    size_t cap = 0;
+    ssize_t len;
+    for (;;) {
+        if (prompt) {
+            fputs("(epdbg) ", stdout);
+            fflush(stdout);
+        }
+        if ((len = getline(&line, &cap, f)) < 0)
+            break;
+        while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        EpStatus rc = run_line(c, line, echo);
+        if (rc && !*first)
+            *first = rc;
+        if (c->quit)
+            break;
+    }
+    if (prompt && !c->quit)
+        fputs("\n", stdout);
+    free(line);
+}
+
+static Session *interrupt_target;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    if (interrupt_target)
+        session_interrupt(interrupt_target);
+}
+
+int cli_debug(int argc, char **argv)
+{
+    DebugArgs a;
+    int rc = debug_args_parse(argc, argv, &a, "debug");
+    if (rc) {
+        debug_args_free(&a);
+        return rc < 0 ? EP_OK : rc;
+    }
+    FILE *script = NULL;
+    if (a.script && !(script = fopen(a.script, "r"))) {
+        fprintf(stderr, "epdbg: -x %s: cannot open the script\n", a.script);
+        debug_args_free(&a);
+        return EP_ERR_USAGE;
+    }
+    Session *s = NULL;
+    rc = debug_session_open(&a, &s);
+    if (rc) {
+        if (script)
+            fclose(script);
+        debug_args_free(&a);
+        return rc;
+    }
+    Out out = {write_stdout, NULL};
+    CmdCtx c = {.s = s, .out = &out, .frame = -1, .list_node = -1,
+                .source_dirs = (const char *const *)a.source_dirs, .nsource_dirs = a.nsource_dirs};
+    EpStatus first = EP_OK;
+    bool scripted = script || a.batch_stdin || a.ncommands;
+    if (script)
+        run_stream(&c, script, true, false, &first);
+    for (int i = 0; i < a.ncommands && !c.quit; i++) {
+        EpStatus r = run_line(&c, a.commands[i], true);
+        if (r && !first)
+            first = r;
+    }
+    if (a.batch_stdin && !c.quit)
+        run_stream(&c, stdin, true, false, &first);
+    if (!scripted) {
+        interrupt_target = s;
+        signal(SIGINT, on_sigint);
+        bool tty = isatty(STDIN_FILENO);
+        if (tty)
+            printf("epdbg: %s, %d nodes.  `help` lists the commands.\n", a.path, session_num_nodes(s));
+        run_stream(&c, stdin, !tty, tty, &first);
+        signal(SIGINT, SIG_DFL);
+        interrupt_target = NULL;
+    }
+    if (script)
+        fclose(script);
+    session_free(s);
+    debug_args_free(&a);
+    return scripted ? first : EP_OK;
+}

@@ -1,0 +1,385 @@
+/*
+** cmd_graph.c -- what the program is and where its shapes stand: info
+** node, info args, info shapes, info symbols, info signature, info graph.
+*/
+#include "cmd.h"
+
+#define PCRE2_CODE_UNIT_WIDTH 8
+#include <pcre2.h>
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
+static char *recorded_type(const Interp *ip, const char *name)
+{
+    const TensorMeta *m = graph_tensor_meta(&interp_program(ip)->graph, name);
+    if (!m)
+        return NULL;
+    char shape[512];
+    return ep_xasprintf("%s%s", scalar_type_name(m->scalar_type), tensor_meta_shape_str(m, shape, sizeof shape));
+}
+
+/* "linear_1 = float32[2, 32]  min ..." or "linear_1 (not computed)". */
+static void print_ref(CmdCtx *c, const char *indent, const char *label, const char *name)
+{
+    const Value *v = interp_value(session_interp(c->s), name);
+    if (!v) {
+        out_printf(c->out, "%s%s%s (not computed)\n", indent, label, name);
+        return;
+    }
+    char *d = describe_value_stats(v);
+    out_printf(c->out, "%s%s%s: %s\n", indent, label, name, d);
+    free(d);
+}
+
+/* Each reference inside an argument (lists flattened), or its literal. */
+static void print_arg_refs(CmdCtx *c, const Arg *a, const char *label, bool *any)
+{
+    bool is_ref = a->ref && (a->kind == ARG_TENSOR || a->kind == ARG_SYM_INT || a->kind == ARG_SYM_FLOAT ||
+                             a->kind == ARG_SYM_BOOL);
+    if (is_ref) {
+        print_ref(c, "      ", label, a->ref);
+        *any = true;
+    }
+    for (int j = 0; j < a->n; j++)
+        print_arg_refs(c, &a->items[j], label, any);
+}
+
+static void print_inputs(CmdCtx *c, int node)
+{
+    const Node *n = interp_node(session_interp(c->s), node);
+    for (int k = 0; k < n->ninputs; k++) {
+        const NamedArg *na = &n->inputs[k];
+        char *d = arg_describe(&na->arg);
+        out_printf(c->out, "    %s = %s\n", na->name[0] ? na->name : "(operand)", d);
+        free(d);
+        bool any = false;
+        print_arg_refs(c, &na->arg, "", &any);
+    }
+}
+
+static void print_outputs(CmdCtx *c, int node)
+{
+    const Interp *ip = session_interp(c->s);
+    for (int k = 0; k < interp_node_num_outputs(ip, node); k++) {
+        const char *name = interp_node_output_name(ip, node, k);
+        char *rec = recorded_type(ip, name);
+        char label[256];
+        snprintf(label, sizeof label, "%s%s", rec ? rec : "", rec ? " -> " : "");
+        free(rec);
+        const Value *v = interp_value(ip, name);
+        if (!v) {
+            out_printf(c->out, "    %s: %s(not computed)\n", name, label);
+            continue;
+        }
+        char *d = describe_value_stats(v);
+        out_printf(c->out, "    %s: %s%s\n", name, label, d);
+        free(d);
+    }
+}
+
+static EpStatus info_node(CmdCtx *c, const char *args, EpError *err)
+{
+    int node;
+    EpStatus rc = cmd_node_or_current(c, args, &node, err);
+    if (rc)
+        return rc;
+    const Interp *ip = session_interp(c->s);
+    const Node *n = interp_node(ip, node);
+    const NodeInfo *ni = session_node_info(c->s, node);
+    bool ran = node < interp_pc(ip) || interp_finished(ip);
+    out_printf(c->out, "Node #%d '%s': %s (%s)\n", node, n->name, op_short_target(n->target), ran ? "has run" : "not run yet");
+    if (ni->nframes > 0) {
+        const SourceFrame *f = &ni->frames[ni->nframes - 1];
+        out_printf(c->out, "  source    %s:%d in %s%s%s\n", f->file, f->line, f->func, f->code ? ": " : "",
+                   f->code ? f->code : "");
+    }
+    if (ni->module_path[0] || ni->module_type[0])
+        out_printf(c->out, "  module    %s (%s)\n", ni->module_path[0] ? ni->module_path : "(top level)",
+                   ni->module_type);
+    const char *problem = interp_node_problem(ip, node);
+    if (problem)
+        out_printf(c->out, "  cannot run: %s\n", problem);
+    if (interp_node_mutates(ip, node))
+        out_puts(c->out, "  writes into its input (an in-place op)\n");
+    out_puts(c->out, "  arguments\n");
+    print_inputs(c, node);
+    out_puts(c->out, "  outputs\n");
+    print_outputs(c, node);
+    const NodeMeta *m = &n->meta;
+    if (m->source_fn_stack || m->torch_fn || m->nextra) {
+        out_puts(c->out, "  metadata\n");
+        if (m->source_fn_stack)
+            out_printf(c->out, "    source_fn_stack  %s\n", m->source_fn_stack);
+        if (m->torch_fn)
+            out_printf(c->out, "    torch_fn         %s\n", m->torch_fn);
+        for (int i = 0; i < m->nextra; i++)
+            out_printf(c->out, "    %-16s %s\n", m->extra_keys[i], m->extra_values[i]);
+    }
+    return EP_OK;
+}
+
+static EpStatus info_args(CmdCtx *c, const char *args, EpError *err)
+{
+    int node;
+    EpStatus rc = cmd_node_or_current(c, args, &node, err);
+    if (rc)
+        return rc;
+    char *line = cmd_node_line(c->s, node);
+    out_printf(c->out, "%s\n", line);
+    free(line);
+    print_inputs(c, node);
+    return EP_OK;
+}
+
+/* Width of a text column that holds name: at least w, wide enough for
+** name up to a limit (a very long name overflows rather than pushing
+** every other row off the screen). */
+static int column_width(int w, const char *name)
+{
+    int len = name ? (int)strlen(name) : 0;
+    if (len > 60)
+        len = 60;
+    return len > w ? len : w;
+}
+
+/* One tensor's recorded (symbolic) shape and its shape now, the name in a
+** column namew wide. */
+static void print_shape_line(CmdCtx *c, const char *label, const char *name, int namew)
+{
+    const Interp *ip = session_interp(c->s);
+    char *rec = recorded_type(ip, name);
+    const Value *v = interp_value(ip, name);
+    char now[512] = "(not computed)";
+    if (v && v->kind == V_TENSOR) {
+        char shape[480];
+        snprintf(now, sizeof now, "%s%s", dtype_name(v->t->dtype), shape_str(v->t->ndim, v->t->sizes, shape, sizeof shape));
+    } else if (v) {
+        char *d = describe_value_stats(v);
+        snprintf(now, sizeof now, "%s", d);
+        free(d);
+    }
+    out_printf(c->out, "  %-5s %-*s %-24s %s\n", label, namew, name, rec ? rec : "(no record)", now);
+    free(rec);
+}
+
+static void print_symbols(CmdCtx *c, const char *indent)
+{
+    const SymBindings *b = interp_symbols(session_interp(c->s));
+    const ExportedProgram *ep = interp_program(session_interp(c->s));
+    for (int i = 0; i < b->n; i++) {
+        out_printf(c->out, "%s%s = %lld", indent, b->items[i].name, (long long)b->items[i].value);
+        int r = program_find_range(ep, b->items[i].name);
+        if (r >= 0) {
+            const RangeConstraint *rc = &ep->ranges[r];
+            char lo[32] = "-inf", hi[32] = "inf";
+            if (rc->has_min)
+                snprintf(lo, sizeof lo, "%lld", (long long)rc->min);
+            if (rc->has_max)
+                snprintf(hi, sizeof hi, "%lld", (long long)rc->max);
+            out_printf(c->out, "  (range [%s, %s])", lo, hi);
+        }
+        out_puts(c->out, "\n");
+    }
+}
+
+static EpStatus info_shapes(CmdCtx *c, const char *args, EpError *err)
+{
+    int node;
+    EpStatus rc = cmd_node_or_current(c, args, &node, err);
+    if (rc)
+        return rc;
+    const Interp *ip = session_interp(c->s);
+    char *line = cmd_node_line(c->s, node);
+    out_printf(c->out, "%s\n", line);
+    free(line);
+    int namew = 20;
+    for (int k = 0; k < interp_node_num_inputs(ip, node); k++)
+        namew = column_width(namew, interp_node_input_name(ip, node, k, NULL));
+    for (int k = 0; k < interp_node_num_outputs(ip, node); k++)
+        namew = column_width(namew, interp_node_output_name(ip, node, k));
+    out_printf(c->out, "  %-5s %-*s %-24s %s\n", "", namew, "value", "recorded", "now");
+    for (int k = 0; k < interp_node_num_inputs(ip, node); k++) {
+        char label[16];
+        snprintf(label, sizeof label, "in%d", k);
+        print_shape_line(c, label, interp_node_input_name(ip, node, k, NULL), namew);
+    }
+    for (int k = 0; k < interp_node_num_outputs(ip, node); k++) {
+        char label[16];
+        snprintf(label, sizeof label, "out%d", k);
+        print_shape_line(c, label, interp_node_output_name(ip, node, k), namew);
+    }
+    if (interp_symbols(ip)->n) {
+        out_puts(c->out, "  symbols\n");
+        print_symbols(c, "    ");
+    }
+    return EP_OK;
+}
+
+static EpStatus info_symbols(CmdCtx *c, const char *args, EpError *err)
+{
+    (void)args;
+    (void)err;
+    const Interp *ip = session_interp(c->s);
+    const ExportedProgram *ep = interp_program(ip);
+    if (interp_symbols(ip)->n == 0 && ep->nranges == 0) {
+        out_puts(c->out, "No symbols: every shape is static.\n");
+        return EP_OK;
+    }
+    print_symbols(c, "");
+    for (int i = 0; i < ep->nranges; i++) {
+        const RangeConstraint *r = &ep->ranges[i];
+        char *e = r->parsed ? sym_to_string(r->parsed) : ep_xstrdup(r->expr);
+        int64_t v;
+        if (!sym_bindings_get(interp_symbols(ip), e, &v))
+            out_printf(c->out, "%s not bound yet\n", e);
+        free(e);
+    }
+    return EP_OK;
+}
+
+static EpStatus info_signature(CmdCtx *c, const char *args, EpError *err)
+{
+    (void)args;
+    (void)err;
+    const ExportedProgram *ep = interp_program(session_interp(c->s));
+    int namew = 24, targetw = 24;
+    for (int i = 0; i < ep->ninput_specs; i++) {
+        namew = column_width(namew, ep->graph.inputs[i].ref);
+        targetw = column_width(targetw, ep->input_specs[i].target ? ep->input_specs[i].target
+                                                                  : ep->input_specs[i].name);
+    }
+    for (int i = 0; i < ep->noutput_specs; i++) {
+        namew = column_width(namew, ep->graph.outputs[i].ref);
+        targetw = column_width(targetw, ep->output_specs[i].target);
+    }
+    out_puts(c->out, "inputs\n");
+    for (int i = 0; i < ep->ninput_specs; i++) {
+        const InputSpec *s = &ep->input_specs[i];
+        const Arg *a = &ep->graph.inputs[i];
+        char *type = a->ref ? recorded_type(session_interp(c->s), a->ref) : NULL;
+        char *d = type ? type : arg_describe(a);
+        out_printf(c->out, "  %-*s %-19s %-*s %s\n", namew, a->ref ? a->ref : "(none)", input_kind_name(s->kind),
+                   targetw, s->target ? s->target : s->name ? s->name : "", d);
+        free(d);
+    }
+    out_puts(c->out, "outputs\n");
+    for (int i = 0; i < ep->noutput_specs; i++) {
+        const OutputSpec *s = &ep->output_specs[i];
+        const Arg *a = &ep->graph.outputs[i];
+        char *type = a->ref ? recorded_type(session_interp(c->s), a->ref) : NULL;
+        char *d = type ? type : arg_describe(a);
+        out_printf(c->out, "  %-*s %-19s %-*s %s\n", namew, a->ref ? a->ref : "(literal)",
+                   output_kind_name(s->kind), targetw, s->target ? s->target : "", d);
+        free(d);
+    }
+    if (ep->nranges) {
+        out_puts(c->out, "ranges\n");
+        for (int i = 0; i < ep->nranges; i++) {
+            const RangeConstraint *r = &ep->ranges[i];
+            char *e = r->parsed ? sym_to_string(r->parsed) : ep_xstrdup(r->expr);
+            char lo[32] = "-inf", hi[32] = "inf";
+            if (r->has_min)
+                snprintf(lo, sizeof lo, "%lld", (long long)r->min);
+            if (r->has_max)
+                snprintf(hi, sizeof hi, "%lld", (long long)r->max);
+            out_printf(c->out, "  %s in [%s, %s]\n", e, lo, hi);
+            free(e);
+        }
+    }
+    return EP_OK;
+}
+
+/* The recorded types of a node's outputs, comma separated. */
+static char *node_output_types(const Interp *ip, int node)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    int n = interp_node_num_outputs(ip, node);
+    for (int k = 0; k < n; k++) {
+        char *t = recorded_type(ip, interp_node_output_name(ip, node, k));
+        if (!t) {
+            const char *name = interp_node_output_name(ip, node, k);
+            const Graph *g = &interp_program(ip)->graph;
+            t = ep_xstrdup(strmap_get(&g->sym_int_values, name) ? "SymInt" : "-");
+        }
+        sb_printf(&sb, "%s%s", k ? ", " : "", t);
+        free(t);
+    }
+    if (n == 0)
+        sb_append(&sb, "-");
+    return sb_take(&sb);
+}
+
+static EpStatus info_graph(CmdCtx *c, const char *args, EpError *err)
+{
+    pcre2_code *re = NULL;
+    size_t alen = strlen(args);
+    if (alen) {
+        if (alen < 2 || args[0] != '/' || args[alen - 1] != '/')
+            return ep_fail(err, EP_ERR_USAGE, "usage: info graph [/REGEX/]");
+        int code;
+        PCRE2_SIZE offset;
+        re = pcre2_compile((PCRE2_SPTR)args + 1, alen - 2, 0, &code, &offset, NULL);
+        if (!re) {
+            PCRE2_UCHAR msg[256];
+            pcre2_get_error_message(code, msg, sizeof msg);
+            return ep_fail(err, EP_ERR_USAGE, "bad regular expression %s: %s at offset %zu", args, (char *)msg,
+                           (size_t)offset);
+        }
+    }
+    const Interp *ip = session_interp(c->s);
+    int n = session_num_nodes(c->s);
+    pcre2_match_data *md = re ? pcre2_match_data_create_from_pattern(re, NULL) : NULL;
+    bool *show = ep_xcalloc((size_t)(n ? n : 1), sizeof *show);
+    char **types = ep_xcalloc((size_t)(n ? n : 1), sizeof *types);
+    int wname = 4, wop = 2, wtype = 5, shown = 0;
+    for (int i = 0; i < n; i++) {
+        const Node *node = interp_node(ip, i);
+        const char *op = op_short_target(node->target);
+        show[i] = !re || pcre2_match(re, (PCRE2_SPTR)node->name, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 0 ||
+                  pcre2_match(re, (PCRE2_SPTR)op, PCRE2_ZERO_TERMINATED, 0, 0, md, NULL) >= 0;
+        if (!show[i])
+            continue;
+        shown++;
+        types[i] = node_output_types(ip, i);
+        int ln = (int)strlen(node->name), lo = (int)strlen(op), lt = (int)strlen(types[i]);
+        wname = ln > wname ? (ln < 40 ? ln : 40) : wname;
+        wop = lo > wop ? (lo < 40 ? lo : 40) : wop;
+        wtype = lt > wtype ? (lt < 40 ? lt : 40) : wtype;
+    }
+    int pc = interp_bound(ip) && !interp_finished(ip) ? interp_pc(ip) : -1;
+    out_printf(c->out, "    %-6s %-*s %-*s %-*s %s\n", "#", wname, "node", wop, "op", wtype, "shape", "module");
+    for (int i = 0; i < n; i++) {
+        if (!show[i])
+            continue;
+        const Node *node = interp_node(ip, i);
+        char idx[16];
+        snprintf(idx, sizeof idx, "#%d", i);
+        out_printf(c->out, "%s  %-6s %-*s %-*s %-*s %s\n", i == pc ? "=>" : "  ", idx, wname, node->name, wop,
+                   op_short_target(node->target), wtype, types[i], session_node_info(c->s, i)->module_path);
+        free(types[i]);
+    }
+    if (re)
+        out_printf(c->out, "%d of %d nodes match %s\n", shown, n, args);
+    free(types);
+    free(show);
+    pcre2_match_data_free(md);
+    pcre2_code_free(re);
+    return EP_OK;
+}
+
+static const Command GRAPH_INFOS[] = {
+    {"node", NULL, info_node, "node [NODE]", "the node's op, source, module, arguments and outputs"},
+    {"args", NULL, info_args, "args [NODE]", "the node's arguments with their current values"},
+    {"shapes", NULL, info_shapes, "shapes [NODE]", "recorded (symbolic) and current shapes of its values"},
+    {"symbols", NULL, info_symbols, "symbols", "the shape symbols bound so far, with their ranges"},
+    {"signature", NULL, info_signature, "signature", "inputs (parameters, buffers, user inputs) and outputs"},
+    {"graph", NULL, info_graph, "graph [/REGEX/]", "list the nodes with op, output shapes and module"},
+};
+
+const CommandGroup CMD_GROUP_GRAPH = {"Graph", NULL, 0, GRAPH_INFOS, (int)(sizeof GRAPH_INFOS / sizeof GRAPH_INFOS[0])};

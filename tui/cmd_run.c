@@ -1,0 +1,169 @@
+/*
+** cmd_run.c -- the commands that move the run: run, restart, step, next,
+** finish, continue, until, goto, the reverse ones, and where.  Each calls
+** the session and then prints where it stopped (cmd_report_stop).
+*/
+#include "cmd.h"
+
+#include "interp/record.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* After a moving command: the stop report, or the command's own error. */
+static EpStatus moved(CmdCtx *c, EpStatus rc)
+{
+    if (rc == EP_OK)
+        cmd_report_stop(c);
+    return rc;
+}
+
+static EpStatus cmd_run(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return ep_fail(err, EP_ERR_USAGE, "run takes no arguments (inputs are given on the command line)");
+    return moved(c, session_run(c->s, err));
+}
+
+static EpStatus cmd_restart(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return ep_fail(err, EP_ERR_USAGE, "restart takes no arguments");
+    return moved(c, session_restart(c->s, err));
+}
+
+static EpStatus cmd_step(CmdCtx *c, const char *args, EpError *err)
+{
+    int n;
+    EpStatus rc = cmd_count(args, 1, &n, err);
+    return rc ? rc : moved(c, session_step(c->s, n, err));
+}
+
+static EpStatus cmd_next(CmdCtx *c, const char *args, EpError *err)
+{
+    int n;
+    EpStatus rc = cmd_count(args, 1, &n, err);
+    return rc ? rc : moved(c, session_next(c->s, n, err));
+}
+
+static EpStatus cmd_finish(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return ep_fail(err, EP_ERR_USAGE, "finish takes no arguments");
+    const Interp *ip = session_interp(c->s);
+    if (interp_bound(ip) && !interp_finished(ip)) {
+        const char *scope = session_node_info(c->s, interp_pc(ip))->module_path;
+        if (scope[0])
+            out_printf(c->out, "Run till the end of module %s\n", scope);
+    }
+    return moved(c, session_finish(c->s, err));
+}
+
+static EpStatus cmd_continue(CmdCtx *c, const char *args, EpError *err)
+{
+    int n;
+    EpStatus rc = cmd_count(args, 1, &n, err);
+    return rc ? rc : moved(c, session_continue(c->s, n, err));
+}
+
+static EpStatus cmd_until(CmdCtx *c, const char *args, EpError *err)
+{
+    int node;
+    EpStatus rc = cmd_node_arg(c, args, &node, err);
+    return rc ? rc : moved(c, session_until(c->s, node, err));
+}
+
+static EpStatus cmd_goto(CmdCtx *c, const char *args, EpError *err)
+{
+    int node;
+    EpStatus rc;
+    if (strcmp(args, "end") == 0)
+        node = session_num_nodes(c->s);
+    else if ((rc = cmd_node_arg(c, args, &node, err)))
+        return rc;
+    return moved(c, session_goto(c->s, node, err));
+}
+
+static EpStatus cmd_reverse_step(CmdCtx *c, const char *args, EpError *err)
+{
+    int n;
+    EpStatus rc = cmd_count(args, 1, &n, err);
+    return rc ? rc : moved(c, session_reverse_step(c->s, n, err));
+}
+
+static EpStatus cmd_reverse_continue(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return ep_fail(err, EP_ERR_USAGE, "reverse-continue takes no arguments");
+    return moved(c, session_reverse_continue(c->s, err));
+}
+
+/* Where the run is: the next node, how far along, and the module path. */
+static EpStatus cmd_where(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return ep_fail(err, EP_ERR_USAGE, "where takes no arguments");
+    const Interp *ip = session_interp(c->s);
+    int n = session_num_nodes(c->s);
+    if (!interp_bound(ip)) {
+        out_puts(c->out, "The program is not running.\n");
+        return EP_OK;
+    }
+    if (interp_finished(ip)) {
+        out_printf(c->out, "At the end: all %d nodes have run.\n", n);
+        return EP_OK;
+    }
+    const Stop *st = session_last_stop(c->s);
+    int pc = interp_pc(ip);
+    int node = st->after && st->node >= 0 ? st->node : pc;
+    char *line = cmd_node_line(c->s, node);
+    out_printf(c->out, "%s %s\n", st->after && node != pc ? "After" : "At", line);
+    free(line);
+    out_printf(c->out, "Node %d of %d; %d ha%s run.\n", pc + 1, n, pc, pc == 1 ? "s" : "ve");
+    return EP_OK;
+}
+
+/* record FILE.npz [--all]: the run's inputs (and every value computed so
+** far) in a replay file. */
+static EpStatus cmd_record(CmdCtx *c, const char *args, EpError *err)
+{
+    char file[1024], opt[32];
+    const char *p = args;
+    bool all = false;
+    if (!cmd_word(&p, file, sizeof file))
+        return ep_fail(err, EP_ERR_USAGE, "usage: record FILE.npz [--all]");
+    if (cmd_word(&p, opt, sizeof opt)) {
+        if (strcmp(opt, "--all") != 0 || cmd_word(&p, opt, sizeof opt))
+            return ep_fail(err, EP_ERR_USAGE, "usage: record FILE.npz [--all]");
+        all = true;
+    }
+    int n;
+    const Value *inputs = session_inputs(c->s, &n);
+    if (!inputs)
+        return ep_fail(err, EP_ERR_USAGE, "no inputs are set: nothing to record");
+    const Model *m = session_model(c->s);
+    RecordMeta meta = {.model_path = m->path, .model_name = m->is_pt2 ? m->name : NULL};
+    EpStatus rc = record_save(file, session_interp(c->s), inputs, n, all, &meta, err);
+    if (rc == EP_OK)
+        out_printf(c->out, "Recorded the inputs%s in %s\n", all ? " and every value computed so far" : "", file);
+    return rc;
+}
+
+static const Command RUN_COMMANDS[] = {
+    {"run", "r", cmd_run, "run", "start over from node 0 with the inputs and run to a stop"},
+    {"restart", NULL, cmd_restart, "restart", "re-bind the inputs and stop before node 0 (breakpoints stay)"},
+    {"step", "s", cmd_step, "step [N]", "run one node (N nodes)"},
+    {"next", "n", cmd_next, "next [N]", "run to the next node not deeper in the module tree"},
+    {"finish", NULL, cmd_finish, "finish", "run until the current module's scope ends"},
+    {"continue", "c", cmd_continue, "continue [N]", "run to the next breakpoint (the N-th)"},
+    {"until", "u", cmd_until, "until NODE", "run until NODE is next, stopping at breakpoints on the way"},
+    {"goto", NULL, cmd_goto, "goto NODE|end", "jump forwards or backwards to just before NODE"},
+    {"reverse-step", "rs", cmd_reverse_step, "reverse-step [N]", "undo the last node (N nodes): time travel"},
+    {"reverse-continue", "rc", cmd_reverse_continue, "reverse-continue", "go back to the previous breakpoint or the start"},
+    {"where", NULL, cmd_where, "where", "show the current position"},
+    {"record", NULL, cmd_record, "record FILE.npz [--all]", "save the inputs (--all: and every value so far) to replay"},
+};
+
+const CommandGroup CMD_GROUP_RUN = {"Running", RUN_COMMANDS, (int)(sizeof RUN_COMMANDS / sizeof RUN_COMMANDS[0]),
+                                    NULL, 0};
