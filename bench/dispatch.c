@@ -11,15 +11,9 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "examples/gen/progbuild.h"
+#include "bench/benchutil.h"
+#include "examples/gen/benchmodels.h"
 #include "interp/interp.h"
-
-static double now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 int main(int argc, char **argv)
 {
@@ -29,25 +23,8 @@ int main(int argc, char **argv)
     if (ops_init(&err))
         return 1;
     PbRng r = {1};
-    ProgBuilder *pb = pb_new("bench.Chain", false);
+    ProgBuilder *pb = bench_chain_model(nodes, &r);
     int64_t one[1] = {1};
-    Tensor *x = pb_uniform(&r, DT_F32, 1, one, -1, 1);
-    pb_input(pb, "x", x, NULL);
-    tensor_unref(x);
-    static const char *ops[4] = {"aten.add.Tensor", "aten.mul.Tensor", "aten.sub.Tensor", "aten.relu.default"};
-    const char *prev = "x";
-    char name[32], prevbuf[32];
-    for (int i = 0; i < nodes; i++) {
-        snprintf(name, sizeof name, "v%d", i);
-        const char *op = ops[i % 4];
-        if (i % 4 == 3)
-            pb_node(pb, op, name, pb_fmt("self=%%%s", prev), name);
-        else
-            pb_node(pb, op, name, pb_fmt("self=%%%s other=%s", prev, i % 4 == 1 ? "0.5" : "1.25"), name);
-        snprintf(prevbuf, sizeof prevbuf, "%s", name);
-        prev = prevbuf;
-    }
-    pb_output(pb, prev);
     char path[] = "/tmp/epdbg-bench-dispatch-XXXXXX";
     int fd = mkstemp(path);
     close(fd);
@@ -58,24 +35,24 @@ int main(int argc, char **argv)
     }
     pb_free(pb);
 
-    double t0 = now();
+    double t0 = bench_now();
     Model *m;
     if (model_open(path, NULL, &m, &err)) {
         fprintf(stderr, "dispatch: %s\n", err.msg);
         return 1;
     }
-    double t_open = now() - t0;
+    double t_open = bench_now() - t0;
     Interp *ip = interp_new(m, NULL, &err);
-    double t_load = now() - t0;
+    double t_load = bench_now() - t0;
     Value in[1] = {value_tensor(pb_uniform(&r, DT_F32, 1, one, -1, 1))};
     double best = 1e9, total = 0;
     for (int k = 0; k < runs; k++) {
-        double s = now();
+        double s = bench_now();
         if (interp_bind(ip, in, 1, &err) || interp_run(ip, &err)) {
             fprintf(stderr, "dispatch: %s\n", err.msg);
             return 1;
         }
-        double d = now() - s;
+        double d = bench_now() - s;
         total += d;
         if (d < best)
             best = d;

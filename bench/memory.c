@@ -17,34 +17,11 @@
 #include <unistd.h>
 #include <cblas.h>
 
-#include "examples/gen/progbuild.h"
+#include "bench/benchutil.h"
+#include "examples/gen/benchmodels.h"
 #include "interp/interp.h"
 
-#define WIDTH 2048
-#define LAYERS 6
-
-static long status_kb(const char *key)
-{
-    FILE *f = fopen("/proc/self/status", "r");
-    char line[256];
-    long kb = -1;
-    size_t klen = strlen(key);
-    while (f && fgets(line, sizeof line, f))
-        if (strncmp(line, key, klen) == 0)
-            kb = atol(line + klen);
-    if (f)
-        fclose(f);
-    return kb;
-}
-
-static void reset_peak(void)
-{
-    FILE *f = fopen("/proc/self/clear_refs", "w");
-    if (f) {
-        fputs("5", f); /* resets VmHWM to the current RSS */
-        fclose(f);
-    }
-}
+#define WIDTH BENCH_WIDE_WIDTH
 
 int main(int argc, char **argv)
 {
@@ -57,28 +34,7 @@ int main(int argc, char **argv)
     close(fd);
     {
         PbRng r = {7};
-        ProgBuilder *pb = pb_new("bench.Wide", false);
-        int64_t ws[2] = {WIDTH, WIDTH}, bs[1] = {WIDTH}, xs[2] = {batch, WIDTH};
-        for (int l = 0; l < LAYERS; l++) {
-            Tensor *w = pb_uniform(&r, DT_F32, 2, ws, -0.02, 0.02), *b = pb_uniform(&r, DT_F32, 1, bs, -0.02, 0.02);
-            pb_param(pb, pb_fmt("l%d.weight", l), w);
-            pb_param(pb, pb_fmt("l%d.bias", l), b);
-            tensor_unref(w);
-            tensor_unref(b);
-        }
-        Tensor *x = pb_uniform(&r, DT_F32, 2, xs, -1, 1);
-        pb_input(pb, "x", x, NULL);
-        tensor_unref(x);
-        const char *prev = "x";
-        char buf[32];
-        for (int l = 0; l < LAYERS; l++) {
-            pb_node(pb, "aten.linear.default", pb_fmt("lin%d", l),
-                    pb_fmt("input=%%%s weight=%%p_l%d_weight bias=%%p_l%d_bias", prev, l, l), pb_fmt("lin%d", l));
-            pb_node(pb, "aten.relu.default", pb_fmt("relu%d", l), pb_fmt("self=%%lin%d", l), pb_fmt("relu%d", l));
-            snprintf(buf, sizeof buf, "relu%d", l);
-            prev = buf;
-        }
-        pb_output(pb, prev);
+        ProgBuilder *pb = bench_wide_model(batch, &r);
         /* no stored example inputs: the bench binds its own, and 2 MB of
         ** unused archive bytes would blur the figure */
         PbWriteOptions opt = {.era = PB_ERA_2_11, .no_example_inputs = true};
@@ -98,9 +54,9 @@ int main(int argc, char **argv)
         free(b);
         free(c);
     }
-    reset_peak();
+    bench_reset_peak();
     tensor_memory_reset_peak();
-    long base = status_kb("VmRSS:");
+    long base = bench_status_kb("VmRSS:");
     Model *m;
     if (model_open(path, NULL, &m, &err)) {
         fprintf(stderr, "memory: %s\n", err.msg);
@@ -119,7 +75,7 @@ int main(int argc, char **argv)
     ** mapped file and do not count */
     size_t live, max_live;
     tensor_memory_stats(&live, &max_live);
-    long peak = status_kb("VmHWM:");
+    long peak = bench_status_kb("VmHWM:");
     double weights_mb = (double)model_weight_bytes(m) / (1 << 20);
     double act_mb = (double)max_live / (1 << 20);
     double used_mb = (double)(peak - base) / 1024;

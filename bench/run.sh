@@ -5,3 +5,4 @@ B=${1:-build/release}
 echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
 "$B/bench/dispatch" 10000 50
 "$B/bench/memory" 256
+"$B/bench/session" 10000 256
