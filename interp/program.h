@@ -220,5 +220,7 @@ char *arg_describe(const Arg *a);
 /* Index of the constraint whose key is expr (or whose parsed form is the
 ** bare symbol expr), or -1. */
 int program_find_range(const ExportedProgram *ep, const char *symbol);
+/* "[2, 1024]" (an open end as -inf or inf) into buf, returned. */
+const char *range_bounds_text(const RangeConstraint *r, char *buf, size_t cap);
 
 #endif

@@ -1299,3 +1299,14 @@ int program_find_range(const ExportedProgram *ep, const char *symbol)
     }
     return -1;
 }
+
+const char *range_bounds_text(const RangeConstraint *r, char *buf, size_t cap)
+{
+    char lo[32] = "-inf", hi[32] = "inf";
+    if (r->has_min)
+        snprintf(lo, sizeof lo, "%lld", (long long)r->min);
+    if (r->has_max)
+        snprintf(hi, sizeof hi, "%lld", (long long)r->max);
+    snprintf(buf, cap, "[%s, %s]", lo, hi);
+    return buf;
+}

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* ---- opening ---------------------------------------------------------------- */
 
@@ -16,6 +17,9 @@ static void node_info_build(Session *s)
 {
     int n = interp_num_nodes(s->ip);
     s->info = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->info);
+    s->node_seconds = ep_xmalloc((size_t)(n ? n : 1) * sizeof *s->node_seconds);
+    for (int i = 0; i < n; i++)
+        s->node_seconds[i] = -1;
     for (int i = 0; i < n; i++) {
         const Node *node = interp_node(s->ip, i);
         NodeInfo *ni = &s->info[i];
@@ -112,6 +116,7 @@ void session_free(Session *s)
         free(s->displays[i]);
     free(s->displays);
     free(s->display_ids);
+    free(s->node_seconds);
     for (int i = 0; s->info && i < interp_num_nodes(s->ip); i++) {
         free(s->info[i].module_path);
         free(s->info[i].module_type);
@@ -462,11 +467,36 @@ typedef bool (*GoalFn)(Session *s, int executed, const void *ctx);
 
 /* Execute node pc, then the checks of a node that has run.  Returns true
 ** when the run must stop (the stop is set). */
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+double session_node_seconds(const Session *s, int node)
+{
+    return node >= 0 && node < interp_num_nodes(s->ip) ? s->node_seconds[node] : -1;
+}
+
+void session_set_progress(Session *s, SessionProgressFn fn, void *ctx)
+{
+    s->progress = fn;
+    s->progress_ctx = ctx;
+}
+
 static bool run_one(Session *s)
 {
     int node = interp_pc(s->ip);
     EpError err = {0};
-    if (interp_step(s->ip, &err)) {
+    double t0 = now_seconds();
+    if (s->progress && t0 - s->progress_last > 0.05) {
+        s->progress_last = t0;
+        s->progress(s->progress_ctx, node, interp_num_nodes(s->ip));
+    }
+    EpStatus step_rc = interp_step(s->ip, &err);
+    s->node_seconds[node] = now_seconds() - t0;
+    if (step_rc) {
         stop_set(s, STOP_ERROR, node, false);
         s->stop.detail = ep_xstrdup(err.msg);
         s->stop.error = err.code;

@@ -92,6 +92,17 @@ typedef struct Stop {
 ** -1 when binding the inputs failed, the message in detail). */
 const Stop *session_last_stop(const Session *s);
 
+/* Wall time node took when it last ran in this session, in seconds (-1 if
+** it has not run): what the TUI's profile pane shows until the sampling
+** profiler exists. */
+double session_node_seconds(const Session *s, int node);
+
+/* Called while a moving command runs, about every 50 ms, with the node about
+** to run: a front end shows progress there (and may call
+** session_interrupt). */
+typedef void (*SessionProgressFn)(void *ctx, int node, int nnodes);
+void session_set_progress(Session *s, SessionProgressFn fn, void *ctx);
+
 /* Ask a running command to stop at the next node (a SIGINT handler may call
 ** this: it only sets a flag). */
 void session_interrupt(Session *s);

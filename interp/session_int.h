@@ -23,6 +23,10 @@ struct Session {
     int ndisplays, next_display_id;
     Stop stop;
     volatile sig_atomic_t interrupted;
+    double *node_seconds;    /* per node: wall time of its last run, -1 if none */
+    SessionProgressFn progress;
+    void *progress_ctx;
+    double progress_last;    /* when progress was last called */
 };
 
 void breakpoint_free(Breakpoint *b);

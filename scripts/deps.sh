@@ -25,6 +25,8 @@ else
 fi
 [ "$need_pkgconfig" -eq 1 ] && missing_pkgs="pkg-config$missing_pkgs"
 command -v cc >/dev/null 2>&1 || command -v gcc >/dev/null 2>&1 || missing_pkgs="gcc make$missing_pkgs"
+# tmux: the TUI tests drive the real binary in it (not needed to build or run)
+command -v tmux >/dev/null 2>&1 || missing_pkgs="$missing_pkgs tmux"
 
 [ -z "$missing_pkgs" ] && exit 0
 

@@ -3,15 +3,14 @@
 ** the debugger driven by a script.  Each command is echoed after a
 ** "(epdbg) " prompt and followed by its output, on stdout, so a transcript
 ** reads like a terminal session and is stable enough for golden tests.
-** Without a script the same loop reads commands from the terminal (the
-** line-mode front end).
+** Without a script, on a terminal, the full-screen debugger opens instead
+** (tui_main.c) over the same session and commands.
 **
 ** The exit code is 0 unless a command failed: then it is the status of the
 ** first failure (1 usage, 3 inputs rejected, 4 a node failed, ...).
 */
 #include "cli.h"
 
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,10 +21,11 @@
 static const char DEBUG_USAGE[] =
     "usage: epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]...\n"
     "                       [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
-    "                       [--model NAME] [--no-blas]\n"
+    "                       [--model NAME] [--no-blas] [--no-color]\n"
     "  -x FILE      run the debugger commands in FILE          --batch   read them from stdin\n"
     "  -ex CMD      run CMD (repeatable; after -x FILE)        --source-dir DIR  where `list` finds sources\n"
-    "  Without -x, --batch or -ex the commands come from the terminal.  `help` lists the commands.\n";
+    "  --no-color   plain attributes in the full-screen debugger (so does NO_COLOR=1)\n"
+    "  Without -x, --batch or -ex: the full-screen debugger (needs a terminal).  `help` lists the commands.\n";
 
 void debug_args_free(DebugArgs *a)
 {
@@ -58,6 +58,8 @@ int debug_args_parse(int argc, char **argv, DebugArgs *a, const char *who)
             a->source_dirs[a->nsource_dirs++] = argv[++i];
         } else if (strcmp(o, "-x") == 0 && has_value) {
             a->script = argv[++i];
+        } else if (strcmp(o, "--no-color") == 0) {
+            a->no_color = true;
         } else if (strcmp(o, "--batch") == 0) {
             a->batch_stdin = true;
         } else if ((strcmp(o, "-ex") == 0 || strcmp(o, "--ex") == 0) && has_value) {
@@ -83,8 +85,9 @@ int debug_args_parse(int argc, char **argv, DebugArgs *a, const char *who)
     return EP_OK;
 }
 
-int debug_session_open(const DebugArgs *a, Session **out)
+int debug_session_open(const DebugArgs *a, Session **out, char **note)
 {
+    *note = NULL;
     EpError err = {0};
     SessionOptions so = {.model_path = a->path, .model_name = a->model_name,
                          .kernels = {.use_blas = !a->no_blas}};
@@ -104,7 +107,7 @@ int debug_session_open(const DebugArgs *a, Session **out)
             session_free(s);
             return rc;
         }
-        printf("Note: %s\n", err.msg);
+        *note = ep_xasprintf("Note: %s", err.msg);
         *out = s;
         return EP_OK;
     }
@@ -113,7 +116,7 @@ int debug_session_open(const DebugArgs *a, Session **out)
         value_clear(&vals[i]);
     free(vals);
     if (session_restart(s, &err)) /* the stop holds the message: a guard failure is worth debugging */
-        printf("The inputs do not satisfy the program: %s\n", err.msg);
+        *note = ep_xasprintf("The inputs do not satisfy the program: %s", err.msg);
     *out = s;
     return EP_OK;
 }
@@ -150,38 +153,23 @@ static EpStatus run_line(CmdCtx *c, const char *line, bool echo)
 }
 
 /* Lines of f until quit; the first failure's status into *first. */
-static void run_stream(CmdCtx *c, FILE *f, bool echo, bool prompt, EpStatus *first)
+static void run_stream(CmdCtx *c, FILE *f, EpStatus *first)
 {
     char *line = NULL;
     size_t cap = 0;
     ssize_t len;
     for (;;) {
-        if (prompt) {
-            fputs("(epdbg) ", stdout);
-            fflush(stdout);
-        }
         if ((len = getline(&line, &cap, f)) < 0)
             break;
         while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
-        EpStatus rc = run_line(c, line, echo);
+        EpStatus rc = run_line(c, line, true);
         if (rc && !*first)
             *first = rc;
         if (c->quit)
             break;
     }
-    if (prompt && !c->quit)
-        fputs("\n", stdout);
     free(line);
-}
-
-static Session *interrupt_target;
-
-static void on_sigint(int sig)
-{
-    (void)sig;
-    if (interrupt_target)
-        session_interrupt(interrupt_target);
 }
 
 int cli_debug(int argc, char **argv)
@@ -192,6 +180,13 @@ int cli_debug(int argc, char **argv)
         debug_args_free(&a);
         return rc < 0 ? EP_OK : rc;
     }
+    bool scripted = a.script || a.batch_stdin || a.ncommands;
+    if (!scripted && !(isatty(STDIN_FILENO) && isatty(STDOUT_FILENO))) {
+        fprintf(stderr, "epdbg: not a terminal: the full-screen debugger needs one; for a scripted session use "
+                        "-x FILE, --batch (commands on stdin) or -ex CMD\n");
+        debug_args_free(&a);
+        return EP_ERR_USAGE;
+    }
     FILE *script = NULL;
     if (a.script && !(script = fopen(a.script, "r"))) {
         fprintf(stderr, "epdbg: -x %s: cannot open the script\n", a.script);
@@ -199,40 +194,40 @@ int cli_debug(int argc, char **argv)
         return EP_ERR_USAGE;
     }
     Session *s = NULL;
-    rc = debug_session_open(&a, &s);
+    char *note = NULL;
+    rc = debug_session_open(&a, &s, &note);
     if (rc) {
         if (script)
             fclose(script);
         debug_args_free(&a);
         return rc;
     }
+    if (!scripted) {
+        rc = tui_main(&a, s, note);
+        free(note);
+        session_free(s);
+        debug_args_free(&a);
+        return rc;
+    }
+    if (note)
+        printf("%s\n", note);
+    free(note);
     Out out = {write_stdout, NULL};
     CmdCtx c = {.s = s, .out = &out, .frame = -1, .list_node = -1,
                 .source_dirs = (const char *const *)a.source_dirs, .nsource_dirs = a.nsource_dirs};
     EpStatus first = EP_OK;
-    bool scripted = script || a.batch_stdin || a.ncommands;
     if (script)
-        run_stream(&c, script, true, false, &first);
+        run_stream(&c, script, &first);
     for (int i = 0; i < a.ncommands && !c.quit; i++) {
         EpStatus r = run_line(&c, a.commands[i], true);
         if (r && !first)
             first = r;
     }
     if (a.batch_stdin && !c.quit)
-        run_stream(&c, stdin, true, false, &first);
-    if (!scripted) {
-        interrupt_target = s;
-        signal(SIGINT, on_sigint);
-        bool tty = isatty(STDIN_FILENO);
-        if (tty)
-            printf("epdbg: %s, %d nodes.  `help` lists the commands.\n", a.path, session_num_nodes(s));
-        run_stream(&c, stdin, !tty, tty, &first);
-        signal(SIGINT, SIG_DFL);
-        interrupt_target = NULL;
-    }
+        run_stream(&c, stdin, &first);
     if (script)
         fclose(script);
     session_free(s);
     debug_args_free(&a);
-    return scripted ? first : EP_OK;
+    return first;
 }

@@ -46,6 +46,7 @@ typedef struct DebugArgs {
     const char *model_name;
     InputArgs inputs;
     bool no_blas;
+    bool no_color;           /* --no-color */
     char **source_dirs;      /* borrowed from argv */
     int nsource_dirs;
     const char *script;      /* -x FILE */
@@ -61,8 +62,14 @@ void debug_args_free(DebugArgs *a);
 /* Open the session and bind the inputs.  A model that cannot be opened or
 ** input files that cannot be read are fatal (message on stderr, exit code
 ** returned); inputs the program rejects are not: the session opens with the
-** failure as its stop, so the user can look into it. */
-int debug_session_open(const DebugArgs *a, Session **out);
+** failure as its stop, so the user can look into it.  *note gets what the
+** user should know before the first command (no inputs, rejected inputs;
+** a new string, or NULL). */
+int debug_session_open(const DebugArgs *a, Session **out, char **note);
+
+/* The full-screen debugger on session s (opened by the caller, who frees
+** it): returns the exit code (0, or 1 when the terminal cannot be used). */
+int tui_main(const DebugArgs *a, Session *s, const char *note);
 
 /* "float32[2, 3]  min -1.25  max 3  mean 0.1" for a tensor, "int 7" ... */
 char *describe_value_stats(const Value *v);

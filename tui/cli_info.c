@@ -176,15 +176,8 @@ static void print_text(const Interp *ip)
         for (int i = 0; i < ep->nranges; i++) {
             const RangeConstraint *r = &ep->ranges[i];
             char *e = r->parsed ? sym_to_string(r->parsed) : NULL;
-            printf("%s%s in [", i ? ", " : "", e ? e : r->expr);
-            if (r->has_min)
-                printf("%lld", (long long)r->min);
-            else
-                printf("-inf");
-            if (r->has_max)
-                printf(", %lld]", (long long)r->max);
-            else
-                printf(", inf]");
+            char range[80];
+            printf("%s%s in %s", i ? ", " : "", e ? e : r->expr, range_bounds_text(r, range, sizeof range));
             free(e);
         }
         printf("\n");

@@ -94,7 +94,11 @@ int cli_replay(int argc, char **argv)
         printf(" (recorded: %s%s%s)", meta.failure, meta.node ? " at node " : "", meta.node ? meta.node : "");
     printf("\n");
     Session *s = NULL;
-    rc = debug_session_open(&a, &s);
+    char *note = NULL;
+    rc = debug_session_open(&a, &s, &note);
+    if (note)
+        printf("%s\n", note);
+    free(note);
     if (rc) {
         debug_args_free(&a);
         record_meta_free(&meta);

@@ -403,3 +403,14 @@ EpStatus cmd_node_or_current(CmdCtx *c, const char *args, int *node, EpError *er
     *node = cmd_current_node(c);
     return EP_OK;
 }
+
+int cmd_names(bool info, const char **names, int max)
+{
+    int n = 0;
+    for (int g = 0; g < NGROUPS; g++) {
+        int count = info ? GROUPS[g]->ninfos : GROUPS[g]->n;
+        for (int i = 0; i < count && n < max; i++)
+            names[n++] = info ? GROUPS[g]->infos[i].name : GROUPS[g]->commands[i].name;
+    }
+    return n;
+}

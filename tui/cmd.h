@@ -66,6 +66,10 @@ extern const CommandGroup CMD_GROUP_RUN, CMD_GROUP_BREAK, CMD_GROUP_INSPECT, CMD
 ** ambiguous names, bad arguments and failures are errors. */
 EpStatus cmd_execute(CmdCtx *c, const char *line, EpError *err);
 
+/* The command names (info: the `info` subcommand names) into names, at
+** most max; returns how many (for tab completion). */
+int cmd_names(bool info, const char **names, int max);
+
 /* Look a command up by exact name, alias or unique prefix. */
 const Command *cmd_find(const char *name, EpError *err);
 
@@ -80,6 +84,11 @@ char *cmd_node_line(const Session *s, int i);
 /* Print a print-expression ("x", "linear[0, :5]", "linear.shape") as
 ** `print` does, with hex element bits for print/x (cmd_inspect.c). */
 EpStatus cmd_print_expr(CmdCtx *c, const char *expr, bool hex, EpError *err);
+
+/* The text of a source file named in a stack trace (new string), found as
+** given or under the --source-dirs by its trailing path components; the
+** path used goes to used.  NULL when it is nowhere readable. */
+char *cmd_read_source(CmdCtx *c, const char *file, char *used, size_t cap);
 
 /* Argument helpers. */
 /* The next whitespace-separated word of *args into buf; false if none. */

@@ -174,15 +174,9 @@ static void print_symbols(CmdCtx *c, const char *indent)
     for (int i = 0; i < b->n; i++) {
         out_printf(c->out, "%s%s = %lld", indent, b->items[i].name, (long long)b->items[i].value);
         int r = program_find_range(ep, b->items[i].name);
-        if (r >= 0) {
-            const RangeConstraint *rc = &ep->ranges[r];
-            char lo[32] = "-inf", hi[32] = "inf";
-            if (rc->has_min)
-                snprintf(lo, sizeof lo, "%lld", (long long)rc->min);
-            if (rc->has_max)
-                snprintf(hi, sizeof hi, "%lld", (long long)rc->max);
-            out_printf(c->out, "  (range [%s, %s])", lo, hi);
-        }
+        char range[80];
+        if (r >= 0)
+            out_printf(c->out, "  (range %s)", range_bounds_text(&ep->ranges[r], range, sizeof range));
         out_puts(c->out, "\n");
     }
 }
@@ -282,12 +276,8 @@ static EpStatus info_signature(CmdCtx *c, const char *args, EpError *err)
         for (int i = 0; i < ep->nranges; i++) {
             const RangeConstraint *r = &ep->ranges[i];
             char *e = r->parsed ? sym_to_string(r->parsed) : ep_xstrdup(r->expr);
-            char lo[32] = "-inf", hi[32] = "inf";
-            if (r->has_min)
-                snprintf(lo, sizeof lo, "%lld", (long long)r->min);
-            if (r->has_max)
-                snprintf(hi, sizeof hi, "%lld", (long long)r->max);
-            out_printf(c->out, "  %s in [%s, %s]\n", e, lo, hi);
+            char range[80];
+            out_printf(c->out, "  %s in %s\n", e, range_bounds_text(r, range, sizeof range));
             free(e);
         }
     }

@@ -110,7 +110,7 @@ static EpStatus cmd_down(CmdCtx *c, const char *args, EpError *err)
 ** another machine names /home/them/proj/model.py; the user's checkout has
 ** proj/model.py or model.py).  Returns the text (caller frees) and the
 ** path used, or NULL. */
-static char *read_source(CmdCtx *c, const char *file, char *used, size_t cap)
+char *cmd_read_source(CmdCtx *c, const char *file, char *used, size_t cap)
 {
     char *data;
     size_t len;
@@ -169,7 +169,7 @@ static EpStatus cmd_list(CmdCtx *c, const char *args, EpError *err)
         return ep_fail(err, EP_ERR_USAGE, "no stack trace is recorded for node #%d '%s'", node,
                        interp_node(session_interp(c->s), node)->name);
     char used[1024];
-    char *text = read_source(c, f->file, used, sizeof used);
+    char *text = cmd_read_source(c, f->file, used, sizeof used);
     if (!text) {
         out_printf(c->out, "%s:%d (the file is not readable here; --source-dir DIR adds places to look)\n", f->file,
                    f->line);

@@ -1,0 +1,503 @@
+/*
+** test_tui.c -- the full-screen debugger, driven for real in tmux.
+**
+** The binary runs inside a detached tmux session on a private socket (so a
+** user's tmux server and config stay out of it); keys go in with
+** send-keys and the screen comes back with capture-pane, and the tests
+** assert on that text.  After `q` the shell prints the exit status, which
+** must be 0 (under ASan a leak would make it 1).
+**
+** Also headless tests of the screen manager: tui_render onto a Grid.
+*/
+#include <ctype.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "examples/gen/benchmodels.h"
+#include "interp/npy.h"
+#include "testutil.h"
+#include "tui/cli.h"
+#include "tui/tui_int.h"
+
+/* ---- tmux -------------------------------------------------------------------------- */
+
+typedef struct Tmux {
+    char *dir;      /* scratch folder: socket, HOME */
+    char *sock;
+    bool alive;
+} Tmux;
+
+static bool have_tmux(void)
+{
+    return system("command -v tmux >/dev/null 2>&1") == 0;
+}
+
+/* Run tmux with args on t's socket; its stdout (new string) or NULL. */
+static char *tmux(Tmux *t, const char *const *args)
+{
+    const char *argv[32] = {"tmux", "-S", t->sock, "-f", "/dev/null"};
+    int n = 5;
+    for (int i = 0; args[i] && n < 31; i++)
+        argv[n++] = args[i];
+    argv[n] = NULL;
+    int fds[2];
+    if (pipe(fds) != 0)
+        return NULL;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        close(fds[0]);
+        close(fds[1]);
+        execvp("tmux", (char *const *)argv);
+        _exit(127);
+    }
+    close(fds[1]);
+    StrBuf sb;
+    sb_init(&sb);
+    char buf[4096];
+    ssize_t got;
+    while ((got = read(fds[0], buf, sizeof buf)) > 0)
+        sb_appendn(&sb, buf, (size_t)got);
+    close(fds[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    char *text = sb_take(&sb);
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+        free(text);
+        return NULL;
+    }
+    return text;
+}
+
+/* Start `epdbg ARGS` in a rows x cols tmux window, with HOME in the scratch
+** folder (rc: the ~/.epdbgrc to write there, or NULL). */
+static void tmux_start(Tmux *t, const char *args, int cols, int rows, const char *rc)
+{
+    memset(t, 0, sizeof *t);
+    t->dir = test_tmpdir();
+    t->sock = ep_xasprintf("%s/sock", t->dir);
+    if (rc) {
+        char *path = ep_xasprintf("%s/.epdbgrc", t->dir);
+        FILE *f = fopen(path, "w");
+        ck_assert(f != NULL);
+        fputs(rc, f);
+        fclose(f);
+        free(path);
+    }
+    const char *bin = getenv("EPDBG_BIN") ? getenv("EPDBG_BIN") : "./epdbg";
+    /* the exit status stays on screen after the program ends */
+    char *shell = ep_xasprintf("cd '%s' && HOME='%s' TERM=screen %s %s; echo EPDBG-EXIT=$?; sleep 60",
+                               test_project_dir(), t->dir, bin, args);
+    char w[16], h[16];
+    snprintf(w, sizeof w, "%d", cols);
+    snprintf(h, sizeof h, "%d", rows);
+    const char *a[] = {"new-session", "-d", "-s", "t", "-x", w, "-y", h, shell, NULL};
+    char *out = tmux(t, a);
+    ck_assert_msg(out != NULL, "tmux new-session failed");
+    free(out);
+    free(shell);
+    t->alive = true;
+}
+
+static char *tmux_screen(Tmux *t)
+{
+    const char *a[] = {"capture-pane", "-p", "-t", "t", NULL};
+    char *s = tmux(t, a);
+    return s ? s : ep_xstrdup("");
+}
+
+/* Wait (up to 20 s: ASan is slow) until the screen contains text; the
+** screen at the end (new string).  Fails the test when it never does. */
+static char *tmux_wait(Tmux *t, const char *text)
+{
+    char *s = NULL;
+    for (int i = 0; i < 400; i++) {
+        free(s);
+        s = tmux_screen(t);
+        if (strstr(s, text))
+            return s;
+        struct timespec ts = {0, 50 * 1000 * 1000};
+        nanosleep(&ts, NULL);
+    }
+    ck_abort_msg("the screen never showed '%s'; it shows:\n%s", text, s);
+    return s;
+}
+
+/* Wait for text, then release the screen. */
+static void tmux_expect(Tmux *t, const char *text)
+{
+    free(tmux_wait(t, text));
+}
+
+/* Send keys: tmux key names ("Enter", "Tab", "Escape", "C-c") or, with
+** literal, characters as typed. */
+static void tmux_keys(Tmux *t, const char *keys, bool literal)
+{
+    const char *a[] = {"send-keys", "-t", "t", literal ? "-l" : keys, literal ? keys : NULL, NULL};
+    char *out = tmux(t, a);
+    ck_assert_msg(out != NULL, "send-keys %s failed", keys);
+    free(out);
+}
+
+static void tmux_resize(Tmux *t, int cols, int rows)
+{
+    char w[16], h[16];
+    snprintf(w, sizeof w, "%d", cols);
+    snprintf(h, sizeof h, "%d", rows);
+    const char *a[] = {"resize-window", "-t", "t", "-x", w, "-y", h, NULL};
+    char *out = tmux(t, a);
+    ck_assert_msg(out != NULL, "resize-window failed");
+    free(out);
+}
+
+static void tmux_stop(Tmux *t)
+{
+    if (t->alive) {
+        const char *a[] = {"kill-server", NULL};
+        free(tmux(t, a));
+    }
+    remove(t->sock);
+    char *rc = ep_xasprintf("%s/.epdbgrc", t->dir);
+    remove(rc);
+    free(rc);
+    rmdir(t->dir);
+    free(t->sock);
+    free(t->dir);
+}
+
+#define SKIP_WITHOUT_TMUX()                                                                         \
+    do {                                                                                            \
+        if (!have_tmux()) {                                                                         \
+            fprintf(stderr, "test_tui: tmux is not installed: the terminal tests are SKIPPED "      \
+                            "(scripts/deps.sh installs it)\n");                                     \
+            return;                                                                                 \
+        }                                                                                           \
+    } while (0)
+
+/* ---- the tour -------------------------------------------------------------------------- */
+
+/* What a newcomer does: open an example, step, set a breakpoint by key,
+** continue to it, read the source and a value, search by regex, open the
+** help, survive a tiny terminal, quit. */
+START_TEST(test_tui_tour)
+{
+    SKIP_WITHOUT_TMUX();
+    Tmux t;
+    tmux_start(&t, "examples/mlp.pt2 --source-dir examples/src", 100, 30, NULL);
+    char *s = tmux_wait(&t, "node 1/10");
+    /* the panes, the first node under the cursor, the inputs bound */
+    ck_assert_msg(strstr(s, "graph") && strstr(s, "source") && strstr(s, "inspector") && strstr(s, "console"),
+                  "%s", s);
+    ck_assert_msg(strstr(s, "linear") && strstr(s, "started"), "%s", s);
+    free(s);
+
+    tmux_keys(&t, "s", true);
+    s = tmux_wait(&t, "node 2/10");
+    ck_assert_msg(strstr(s, "(epdbg) step"), "%s", s);
+    free(s);
+
+    /* find gelu with a search, put a breakpoint on it, continue to it */
+    tmux_keys(&t, "/", true);
+    tmux_keys(&t, "gelu", true);
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "#5 'gelu'");
+    tmux_keys(&t, "b", true);
+    tmux_expect(&t, "Breakpoint 1 at #5 'gelu'");
+    tmux_keys(&t, "c", true);
+    s = tmux_wait(&t, "breakpoint 1");
+    ck_assert_msg(strstr(s, "node 6/10"), "%s", s);
+    /* the source pane shows the line from examples/src/mlp.py */
+    ck_assert_msg(strstr(s, "nn.functional.gelu(self.fc2(h)"), "%s", s);
+    free(s);
+
+    /* run the node and print a slice: PyTorch's numbers */
+    tmux_keys(&t, "s", true);
+    tmux_expect(&t, "node 7/10");
+    tmux_keys(&t, ":", true);
+    tmux_keys(&t, "print gelu[0, :3]", true);
+    tmux_keys(&t, "Enter", false);
+    s = tmux_wait(&t, "tensor([");
+    EpError err = {0};
+    Tensor *gelu = npy_load_file("tests/refs/nodes_mlp/gelu.npy", &err);
+    ck_assert_msg(gelu != NULL, "%s", err.msg);
+    for (int i = 0; i < 3; i++) {
+        char want[32];
+        snprintf(want, sizeof want, "%.4f", tensor_get_f64(gelu, i));
+        ck_assert_msg(strstr(s, want), "gelu[0, %d] = %s is not on the screen:\n%s", i, want, s);
+    }
+    tensor_unref(gelu);
+    free(s);
+
+    /* a regex search and n for the next match */
+    tmux_keys(&t, "/", true);
+    tmux_keys(&t, "linear_\\d", true);
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "#8 'linear_2'"); /* the first match after the selected node (#6) */
+    tmux_keys(&t, "n", true);
+    tmux_expect(&t, "#4 'linear_1'"); /* wrapped around */
+    tmux_keys(&t, "N", true);
+    tmux_expect(&t, "#8 'linear_2'");
+
+    /* back in time, and the breakpoint list */
+    tmux_keys(&t, "u", true);
+    tmux_expect(&t, "node 6/10");
+    tmux_keys(&t, "B", true);
+    tmux_expect(&t, "Num  Type");
+
+    /* the help overlay */
+    tmux_keys(&t, "?", true);
+    s = tmux_wait(&t, "Keys");
+    ck_assert_msg(strstr(s, "toggle a breakpoint on the selected node"), "%s", s);
+    free(s);
+    tmux_keys(&t, "Escape", false);
+
+    /* zoom, a tiny terminal, and back */
+    tmux_keys(&t, "z", true);
+    tmux_expect(&t, "[zoomed]");
+    tmux_keys(&t, "z", true);
+    tmux_resize(&t, 40, 12);
+    s = tmux_wait(&t, "node 6/10");
+    ck_assert_msg(!strstr(s, "inspector"), "one pane at 40x12:\n%s", s);
+    free(s);
+    tmux_resize(&t, 100, 30);
+    s = tmux_wait(&t, "inspector");
+    ck_assert_msg(strstr(s, "graph") && strstr(s, "source"), "%s", s);
+    free(s);
+
+    /* q asks while a run is in progress; y quits; the exit status is 0 */
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "Quit anyway?");
+    tmux_keys(&t, "y", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+}
+END_TEST
+
+/* Every default key does what the help says: r u U f Enter Tab : and a key
+** rebound in ~/.epdbgrc. */
+START_TEST(test_tui_keys)
+{
+    SKIP_WITHOUT_TMUX();
+    Tmux t;
+    tmux_start(&t, "examples/mlp.pt2 --no-color", 100, 30, "# test rc\nbind x step\nbind s\n");
+    tmux_expect(&t, "node 1/10");
+    tmux_keys(&t, "x", true); /* rebound: step */
+    tmux_expect(&t, "node 2/10");
+    tmux_keys(&t, "s", true); /* unbound by the rc */
+    tmux_expect(&t, "s is not bound");
+    tmux_keys(&t, "f", true); /* finish: to the end of module fc1's call */
+    tmux_expect(&t, "(epdbg) finish");
+    tmux_keys(&t, "c", true);
+    tmux_expect(&t, "finished");
+    tmux_keys(&t, "U", true);
+    tmux_expect(&t, "back at the start");
+    tmux_keys(&t, "r", true);
+    tmux_expect(&t, "(epdbg) run");
+    tmux_expect(&t, "finished");
+    /* Enter focuses the inspector on the selected node's output */
+    tmux_keys(&t, "Enter", false);
+    tmux_keys(&t, "z", true);
+    tmux_expect(&t, "inspector");
+    tmux_expect(&t, "[zoomed]");
+    tmux_keys(&t, "z", true);
+    /* Tab cycles the focus: from the inspector to shapes */
+    tmux_keys(&t, "Tab", false);
+    tmux_keys(&t, "z", true);
+    char *s = tmux_wait(&t, "[zoomed]");
+    ck_assert_msg(strstr(s, "shapes"), "%s", s);
+    free(s);
+    tmux_keys(&t, "z", true);
+    /* the prompt: completion and history */
+    tmux_keys(&t, ":", true);
+    tmux_keys(&t, "info sig", true);
+    tmux_keys(&t, "Tab", false);
+    tmux_expect(&t, "info signature");
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "user_input");
+    tmux_keys(&t, ":", true);
+    tmux_keys(&t, "Up", false);
+    tmux_expect(&t, "(epdbg) info signature");
+    tmux_keys(&t, "Escape", false);
+    /* finished: q quits at once */
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+}
+END_TEST
+
+/* A program whose inputs are not stored opens with a dialog naming them;
+** rejected inputs open with the guard's message. */
+START_TEST(test_tui_missing_inputs)
+{
+    SKIP_WITHOUT_TMUX();
+    char *dir = test_tmpdir();
+    char *path = ep_xasprintf("%s/chain.pt2", dir);
+    PbRng r = {3};
+    ProgBuilder *pb = bench_chain_model(12, &r);
+    PbWriteOptions opt = {.era = PB_ERA_2_11, .no_example_inputs = true};
+    EpError err = {0};
+    ck_assert_msg(pb_write(pb, path, &opt, &err) == EP_OK, "%s", err.msg);
+    pb_free(pb);
+    Tmux t;
+    tmux_start(&t, path, 100, 30, NULL);
+    char *s = tmux_wait(&t, "--input");
+    ck_assert_msg(strstr(s, "x: float32[1]"), "the dialog names the input:\n%s", s);
+    free(s);
+    tmux_keys(&t, "Enter", false);
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+
+    tmux_start(&t, "build/fixtures/dynamic.pt2 --input tests/refs/mlp/in0.npy --input tests/refs/mlp/in0.npy", 100,
+               30, NULL);
+    tmux_expect(&t, "do not satisfy");
+    tmux_keys(&t, "Escape", false);
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+    remove(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* Not a terminal: a one-line hint and exit 1. */
+START_TEST(test_tui_not_a_terminal)
+{
+    const char *args[] = {"examples/mlp.pt2", NULL};
+    RunResult r = test_run_binary(args, NULL, NULL);
+    ck_assert_int_eq(r.code, 1);
+    ck_assert_msg(strstr(r.err, "not a terminal") && strstr(r.err, "--batch"), "%s", r.err);
+    ck_assert_int_eq((int)(strchr(r.err, '\n') - r.err + 1), (int)strlen(r.err)); /* one line */
+    run_result_free(&r);
+}
+END_TEST
+
+/* ---- headless ---------------------------------------------------------------------------- */
+
+static Tui *open_tui(const char *path, Session **s)
+{
+    DebugArgs a = {0};
+    a.path = path;
+    char *note = NULL;
+    ck_assert(debug_session_open(&a, s, &note) == EP_OK);
+    free(note);
+    static const char *const dirs[] = {"examples/src"};
+    return tui_new(*s, path, dirs, 1, false);
+}
+
+static char *render(Tui *t, int rows, int cols)
+{
+    Grid g = {0};
+    grid_resize(&g, rows, cols);
+    tui_render(t, &g);
+    char *text = grid_text(&g);
+    grid_free(&g);
+    return text;
+}
+
+/* The layout at 80x24 shows every pane; smaller, the focused one alone;
+** no size crashes. */
+START_TEST(test_layout_sizes)
+{
+    Session *s;
+    Tui *t = open_tui("examples/cnn.pt2", &s);
+    char *text = render(t, 24, 80);
+    const char *panes[] = {"graph", "source", "inspector", "shapes", "profile", "console"};
+    for (int i = 0; i < 6; i++)
+        ck_assert_msg(strstr(text, panes[i]), "no %s pane at 80x24:\n%s", panes[i], text);
+    ck_assert_msg(strstr(text, "cnn.pt2 | node 1/"), "%s", text);
+    free(text);
+    text = render(t, 12, 40);
+    ck_assert_msg(strstr(text, "graph") && !strstr(text, "inspector"), "%s", text);
+    free(text);
+    for (int rows = 0; rows < 30; rows += 3)
+        for (int cols = 0; cols < 120; cols += 7)
+            free(render(t, rows, cols));
+    tui_key(t, '?');
+    for (int rows = 0; rows < 30; rows += 5)
+        free(render(t, rows, 30));
+    tui_key(t, TK_ESC);
+    tui_free(t);
+    session_free(s);
+}
+END_TEST
+
+/* Keys through the bindings move the session; a click focuses a pane. */
+START_TEST(test_keys_headless)
+{
+    Session *s;
+    Tui *t = open_tui("examples/mlp.pt2", &s);
+    free(render(t, 30, 100));
+    tui_key(t, 's');
+    tui_key(t, 's');
+    ck_assert_int_eq(interp_pc(session_interp(s)), 2);
+    ck_assert_int_eq(t->selected, 2);
+    tui_key(t, 'u');
+    ck_assert_int_eq(interp_pc(session_interp(s)), 1);
+    tui_key(t, ':');
+    const char *line = "goto linear_2";
+    for (const char *p = line; *p; p++)
+        tui_key(t, *p);
+    tui_key(t, TK_ENTER);
+    ck_assert_int_eq(interp_pc(session_interp(s)), 8);
+    ck_assert_int_eq(t->selected, 8);
+    /* an unknown command lands in the console as an error */
+    ck_assert_int_ne(tui_command(t, "frobnicate"), EP_OK);
+    ck_assert_str_eq(t->log.lines[t->log.n - 1], "error: unknown command 'frobnicate' (try `help`)");
+    /* a click in the console pane's rectangle focuses it */
+    free(render(t, 30, 100));
+    const PaneRect *r = &t->rects[PANE_CONSOLE];
+    tui_click(t, r->top + 2, r->left + 3);
+    ck_assert_int_eq(t->focus, PANE_CONSOLE);
+    tui_free(t);
+    session_free(s);
+}
+END_TEST
+
+/* ~/.epdbgrc: bindings and a clear error naming the line. */
+START_TEST(test_rc_file)
+{
+    char *dir = test_tmpdir();
+    char *path = ep_xasprintf("%s/rc", dir);
+    FILE *f = fopen(path, "w");
+    fputs("# keys\nbind F5 continue\nbind C-n next 3\nbind q\n\nbind Meta-x step\n", f);
+    fclose(f);
+    Keymap km;
+    keymap_defaults(&km);
+    EpError err = {0};
+    ck_assert_int_eq(keymap_load_rc(&km, path, &err), EP_ERR_USAGE);
+    ck_assert_msg(strstr(err.msg, ":6: unknown key 'Meta-x'"), "%s", err.msg);
+    ck_assert_str_eq(keymap_lookup(&km, TK_F5), "continue");
+    ck_assert_str_eq(keymap_lookup(&km, TK_CTRL('n')), "next 3");
+    ck_assert_ptr_null(keymap_lookup(&km, 'q'));
+    ck_assert_str_eq(keymap_lookup(&km, 's'), "step");
+    keymap_free(&km);
+    remove(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+Suite *suite_tui(void)
+{
+    Suite *s = suite_create("tui");
+    TCase *tc = tcase_create("tui");
+    tcase_set_timeout(tc, 240);
+    tcase_add_test(tc, test_layout_sizes);
+    tcase_add_test(tc, test_keys_headless);
+    tcase_add_test(tc, test_rc_file);
+    tcase_add_test(tc, test_tui_not_a_terminal);
+    tcase_add_test(tc, test_tui_tour);
+    tcase_add_test(tc, test_tui_keys);
+    tcase_add_test(tc, test_tui_missing_inputs);
+    suite_add_tcase(s, tc);
+    return s;
+}

@@ -1,0 +1,210 @@
+/*
+** screen.c -- curses behind screen.h.
+**
+** Colours: each Style gets a colour pair over the terminal's own default
+** background (use_default_colors), so the TUI follows the user's theme;
+** without colours (NO_COLOR, --no-color, or a terminal without them) the
+** styles become plain attributes: reverse video for cursors and titles,
+** bold for the current node.
+*/
+#define _XOPEN_SOURCE_EXTENDED 1
+#include "screen.h"
+
+#include <curses.h>
+#include <langinfo.h>
+#include <locale.h>
+#include <stdlib.h>
+#include <string.h>
+#include <wchar.h>
+
+#include "keys.h"
+
+struct Screen {
+    SCREEN *term;
+    bool color;
+    bool utf8;         /* the locale can show non-ASCII glyphs */
+    attr_t attrs[ST_COUNT];
+};
+
+/* Foreground colour (-1: the terminal's), background, attributes. */
+static const struct {
+    short fg, bg;
+    attr_t attr, plain;
+} STYLE_LOOK[ST_COUNT] = {
+    [ST_NORMAL] = {-1, -1, A_NORMAL, A_NORMAL},
+    [ST_TITLE] = {COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_REVERSE},
+    [ST_TITLE_FOCUS] = {COLOR_BLACK, COLOR_CYAN, A_BOLD, A_REVERSE | A_BOLD},
+    [ST_CURSOR] = {COLOR_BLACK, COLOR_CYAN, A_NORMAL, A_REVERSE},
+    [ST_CURSOR_DIM] = {-1, -1, A_REVERSE, A_UNDERLINE},
+    [ST_CURRENT] = {COLOR_YELLOW, -1, A_BOLD, A_BOLD},
+    [ST_BREAK] = {COLOR_RED, -1, A_BOLD, A_BOLD},
+    [ST_NAN] = {COLOR_MAGENTA, -1, A_BOLD, A_BOLD},
+    [ST_DONE] = {COLOR_GREEN, -1, A_NORMAL, A_NORMAL},
+    [ST_DIM] = {COLOR_BLUE, -1, A_NORMAL, A_DIM},
+    [ST_MATCH] = {COLOR_BLACK, COLOR_YELLOW, A_NORMAL, A_STANDOUT},
+    [ST_ERROR] = {COLOR_RED, -1, A_BOLD, A_BOLD},
+    [ST_STATUS] = {COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_REVERSE},
+    [ST_KEY] = {COLOR_CYAN, -1, A_BOLD, A_BOLD},
+    [ST_DIALOG] = {COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_REVERSE},
+};
+
+Screen *screen_open(bool color, EpError *err)
+{
+    setlocale(LC_ALL, "");
+    /* a bare Esc should not wait a second for a possible escape sequence */
+    if (!getenv("ESCDELAY"))
+        set_escdelay(25);
+    SCREEN *term = newterm(NULL, stdout, stdin);
+    if (!term) {
+        ep_fail(err, EP_ERR_USAGE, "cannot start the terminal UI (TERM=%s)", getenv("TERM") ? getenv("TERM") : "");
+        return NULL;
+    }
+    Screen *sc = ep_xcalloc(1, sizeof *sc);
+    sc->term = term;
+    const char *codeset = nl_langinfo(CODESET);
+    sc->utf8 = codeset && (strcmp(codeset, "UTF-8") == 0 || strcmp(codeset, "utf8") == 0);
+    cbreak(); /* Ctrl-C stays a signal: it interrupts a long run */
+    noecho();
+    nonl();
+    keypad(stdscr, TRUE);
+    scrollok(stdscr, FALSE);
+    mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
+    mouseinterval(0);
+    sc->color = color && has_colors();
+    if (sc->color) {
+        start_color();
+        use_default_colors();
+    }
+    for (int st = 0; st < ST_COUNT; st++) {
+        if (sc->color && st != ST_NORMAL) {
+            init_pair((short)st, STYLE_LOOK[st].fg, STYLE_LOOK[st].bg);
+            sc->attrs[st] = COLOR_PAIR(st) | STYLE_LOOK[st].attr;
+        } else {
+            sc->attrs[st] = sc->color ? STYLE_LOOK[st].attr : STYLE_LOOK[st].plain;
+        }
+    }
+    return sc;
+}
+
+void screen_close(Screen *sc)
+{
+    if (!sc)
+        return;
+    endwin();
+    delscreen(sc->term);
+    free(sc);
+}
+
+void screen_size(Screen *sc, int *rows, int *cols)
+{
+    (void)sc;
+    getmaxyx(stdscr, *rows, *cols);
+}
+
+/* The ASCII stand-in of a glyph, for terminals whose locale is not UTF-8. */
+static wchar_t ascii_of(uint32_t ch)
+{
+    switch (ch) {
+    case 0x2502: return '|'; /* box drawing vertical */
+    case 0x25BE: return 'v'; /* an unfolded group */
+    case 0x25B8: return '>'; /* a folded group */
+    case 0x2026: return '~'; /* ellipsis */
+    default: return ch < 0x80 ? (wchar_t)ch : '?';
+    }
+}
+
+void screen_show(Screen *sc, const Grid *g, int cur_row, int cur_col)
+{
+    wchar_t run[512];
+    for (int r = 0; r < g->rows; r++) {
+        const Cell *row = &g->cells[r * g->cols];
+        int c = 0;
+        while (c < g->cols) {
+            /* one call per run of cells in the same style */
+            int start = c, n = 0;
+            uint8_t st = row[c].style;
+            while (c < g->cols && row[c].style == st && n < (int)(sizeof run / sizeof run[0]) - 1) {
+                run[n++] = sc->utf8 ? (wchar_t)row[c].ch : ascii_of(row[c].ch);
+                c++;
+            }
+            run[n] = 0;
+            attrset(sc->attrs[st < ST_COUNT ? st : ST_NORMAL]);
+            /* the bottom-right cell cannot be written without scrolling
+            ** in curses: leave it out */
+            if (r == g->rows - 1 && c == g->cols && n > 0)
+                n--;
+            mvaddnwstr(r, start, run, n);
+        }
+    }
+    attrset(A_NORMAL);
+    if (cur_row >= 0) {
+        curs_set(1);
+        move(cur_row, cur_col);
+    } else {
+        curs_set(0);
+    }
+    refresh();
+}
+
+void screen_invalidate(Screen *sc)
+{
+    (void)sc;
+    clearok(curscr, TRUE);
+}
+
+static int translate(int code)
+{
+    switch (code) {
+    case KEY_UP: return TK_UP;
+    case KEY_DOWN: return TK_DOWN;
+    case KEY_LEFT: return TK_LEFT;
+    case KEY_RIGHT: return TK_RIGHT;
+    case KEY_PPAGE: return TK_PGUP;
+    case KEY_NPAGE: return TK_PGDN;
+    case KEY_HOME: return TK_HOME;
+    case KEY_END: return TK_END;
+    case KEY_ENTER: return TK_ENTER;
+    case KEY_BTAB: return TK_BTAB;
+    case KEY_BACKSPACE: return TK_BACKSPACE;
+    case KEY_DC: return TK_DELETE;
+    case KEY_RESIZE: return TK_RESIZE;
+    default: break;
+    }
+    if (code >= KEY_F(1) && code <= KEY_F(12))
+        return TK_F1 + (code - KEY_F(1));
+    return TK_NONE;
+}
+
+int screen_key(Screen *sc, int timeout_ms, int *mrow, int *mcol)
+{
+    (void)sc;
+    timeout(timeout_ms);
+    wint_t ch;
+    int kind = get_wch(&ch);
+    if (kind == ERR)
+        return TK_NONE;
+    if (kind == KEY_CODE_YES) {
+        if (ch == KEY_MOUSE) {
+            MEVENT ev;
+            if (getmouse(&ev) != OK)
+                return TK_NONE;
+            if (ev.bstate & BUTTON4_PRESSED)
+                return TK_WHEEL_UP;
+            if (ev.bstate & BUTTON5_PRESSED)
+                return TK_WHEEL_DOWN;
+            *mrow = ev.y;
+            *mcol = ev.x;
+            return TK_MOUSE;
+        }
+        return translate((int)ch);
+    }
+    switch (ch) {
+    case '\r':
+    case '\n': return TK_ENTER;
+    case '\t': return TK_TAB;
+    case 27: return TK_ESC;
+    case 127:
+    case 8: return TK_BACKSPACE;
+    default: return (int)ch;
+    }
+}

@@ -1,0 +1,174 @@
+/*
+** tui_int.h -- the TUI's insides: the application state every pane reads,
+** and the interface a pane implements.
+**
+** The screen manager (tui.c) owns the Tui, lays the panes out, draws their
+** title rows and the status line, routes keys and clicks, and runs
+** commands through the same command table as batch mode (cmd.h); screen.c
+** is the only file that talks to curses.  Each pane is one file
+** (pane_graph.c, pane_source.c, pane_inspector.c, pane_shapes.c,
+** pane_profile.c, pane_console.c) exporting a PaneClass; it draws its
+** content into the Canvas it is given and keeps its own state (scroll
+** position, folds) in the object its create() returns.
+**
+** Panes never run the program themselves: to act they call tui_command()
+** (a command line, echoed in the console as if typed) or the tui_select_*
+** functions below.
+*/
+#ifndef EP_TUI_INT_H
+#define EP_TUI_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "canvas.h"
+#include "cmd.h"
+#include "keys.h"
+
+typedef struct Tui Tui;
+
+typedef enum PaneId {
+    PANE_GRAPH,
+    PANE_SOURCE,
+    PANE_INSPECTOR,
+    PANE_SHAPES,
+    PANE_PROFILE,
+    PANE_CONSOLE,
+    PANE_COUNT
+} PaneId;
+
+typedef struct PaneClass {
+    const char *name;                 /* "graph": also the title's first word */
+    void *(*create)(Tui *t);          /* the pane's state (owned by the Tui) */
+    void (*destroy)(void *state);
+    /* Title text after the name, e.g. "12/340" (may leave buf empty). */
+    void (*title)(Tui *t, void *state, char *buf, size_t cap);
+    /* Draw the content (the rows below the title) into c. */
+    void (*draw)(Tui *t, void *state, Canvas *c, bool focused);
+    /* A key while the pane has focus: true when the pane used it; other
+    ** keys go to the key bindings.  c_rows is the content height, for
+    ** paging. */
+    bool (*key)(Tui *t, void *state, int key, int c_rows);
+    /* A mouse click at (row, col) of the content canvas (may be NULL). */
+    void (*click)(Tui *t, void *state, int row, int col);
+    /* The run moved or the selection changed (may be NULL): drop caches. */
+    void (*changed)(Tui *t, void *state);
+} PaneClass;
+
+extern const PaneClass PANE_GRAPH_CLASS, PANE_SOURCE_CLASS, PANE_INSPECTOR_CLASS, PANE_SHAPES_CLASS,
+    PANE_PROFILE_CLASS, PANE_CONSOLE_CLASS;
+
+/* The console's log: command lines and their output, oldest first. */
+typedef struct ConsoleLog {
+    char **lines;     /* owned */
+    Style *styles;
+    int n, cap;
+    char *partial;    /* output not ended by a newline yet (owned) */
+} ConsoleLog;
+
+/* The command line being edited (console prompt, search, dialogs). */
+typedef struct LineEdit {
+    char buf[1024];
+    int len, cursor;
+} LineEdit;
+
+typedef enum TuiMode {
+    MODE_NORMAL,      /* keys go to the focused pane and the bindings */
+    MODE_PROMPT,      /* ':' typing a command */
+    MODE_SEARCH,      /* '/' typing a regex */
+    MODE_HELP,        /* the help overlay */
+    MODE_DIALOG,      /* a message box (missing inputs, errors) */
+    MODE_CONFIRM_QUIT /* "quit while a run is in progress?" */
+} TuiMode;
+
+/* Where a pane is on the screen (its title row is the first row); rows 0:
+** not shown. */
+typedef struct PaneRect {
+    int top, left, rows, cols;
+} PaneRect;
+
+struct Tui {
+    Session *s;
+    CmdCtx cmd;             /* shared with batch mode's commands */
+    Out out;                /* command output -> the console log */
+    const char *model_path;
+
+    /* what the panes show */
+    int selected;           /* the node selected in the graph (-1: none) */
+    char *inspect;          /* the value the inspector shows (owned), NULL: the selected node's output */
+    unsigned char *nan_seen; /* per node: its output had NaN/Inf when it last ran */
+    int nnodes;
+
+    void *pane_state[PANE_COUNT];
+    int focus;              /* a PaneId */
+    bool zoomed;            /* the focused pane fills the screen */
+
+    ConsoleLog log;
+    LineEdit edit;
+    char **history;         /* command history, oldest first (owned) */
+    int nhistory, history_pos;
+    TuiMode mode;
+    int help_scroll;
+    char *dialog;           /* dialog text (owned) */
+
+    char *search;           /* the last search regex (owned) */
+    bool search_context;    /* just searched: n/N repeat it */
+
+    Keymap keys;
+    bool color;
+    bool quit;
+    bool running;           /* a moving command is executing */
+    char *status_note;      /* a transient note for the status line (owned) */
+    int mouse_row, mouse_col; /* of the last TK_MOUSE */
+    int nan_checked;        /* nodes below this have their nan_seen set */
+    PaneRect rects[PANE_COUNT]; /* where tui_render put each pane */
+    int divider_col, divider_rows; /* the column between graph and the right-hand panes */
+    bool redraw_all;        /* the terminal needs a full repaint (resize, C-l) */
+    int cursor_row, cursor_col; /* where tui_render wants the terminal cursor (-1: hidden) */
+    /* Show the screen now (set by the terminal loop; NULL headless): the
+    ** progress of a long run is drawn through it. */
+    void (*present)(Tui *t);
+    void *present_ctx;
+};
+
+/* ---- for panes ------------------------------------------------------------------ */
+
+/* Run a command line as if typed at the prompt (echoed in the console with
+** its output), then refresh everything.  Returns its status. */
+EpStatus tui_command(Tui *t, const char *line);
+/* Select node i in the graph: the source and inspector panes follow. */
+void tui_select_node(Tui *t, int node);
+/* Show value name in the inspector (NULL: the selected node's output). */
+void tui_inspect(Tui *t, const char *name);
+/* A note on the status line until the next key. */
+void tui_note(Tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* The node the run is at (the next to run; the last one stopped after), -1
+** before any run. */
+int tui_current_node(const Tui *t);
+/* Whether node has run in the current run. */
+bool tui_node_done(const Tui *t, int node);
+/* Whether an enabled breakpoint covers node (location only). */
+bool tui_node_has_break(const Tui *t, int node);
+
+/* The lines of the console log (for pane_console.c). */
+void console_log_add(ConsoleLog *log, const char *text, Style st);
+void console_log_free(ConsoleLog *log);
+
+/* A TUI over session s (borrowed; inputs bound or the binding failure as
+** its stop, which opens a dialog).  source_dirs are borrowed. */
+Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs, int nsource_dirs, bool color);
+void tui_free(Tui *t); /* NULL ok; the session stays the caller's */
+/* Open a message box (Enter or Esc closes it). */
+void tui_dialog(Tui *t, const char *text);
+/* A click at screen position (row, col): focus that pane, pass it on. */
+void tui_click(Tui *t, int row, int col);
+const PaneClass *tui_pane_class(int id);
+
+/* Draw the whole screen into g (what screen.c copies to the terminal, and
+** what headless tests read). */
+void tui_render(Tui *t, Grid *g);
+/* Handle one key (as from the terminal). */
+void tui_key(Tui *t, int key);
+
+#endif
