@@ -288,6 +288,9 @@ START_TEST(test_tui_keys)
     tmux_expect(&t, "node 1/10");
     tmux_keys(&t, "x", true); /* rebound: step */
     tmux_expect(&t, "node 2/10");
+    tmux_keys(&t, "n", true); /* next over norm, drop and fc2's calls to gelu */
+    tmux_expect(&t, "(epdbg) next");
+    tmux_expect(&t, "node 6/10");
     tmux_keys(&t, "s", true); /* unbound by the rc */
     tmux_expect(&t, "s is not bound");
     tmux_keys(&t, "f", true); /* finish: to the end of module fc1's call */
@@ -360,6 +363,61 @@ START_TEST(test_tui_missing_inputs)
     tmux_keys(&t, "q", true);
     tmux_expect(&t, "EPDBG-EXIT=0");
     tmux_stop(&t);
+    remove(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* Ctrl-C during a long run stops it at the next node, shows where, and
+** leaves the debugger running.  The model: 400 matrix products of 384x384
+** float32 on the reference loops (--no-blas), a few seconds at least. */
+START_TEST(test_tui_interrupt)
+{
+    SKIP_WITHOUT_TMUX();
+    char *dir = test_tmpdir();
+    char *path = ep_xasprintf("%s/slow.pt2", dir);
+    PbRng r = {5};
+    ProgBuilder *pb = pb_new("tests.Slow", false);
+    int64_t sz[2] = {384, 384};
+    Tensor *w = pb_uniform(&r, DT_F32, 2, sz, -0.05, 0.05);
+    pb_param(pb, "w", w);
+    tensor_unref(w);
+    Tensor *x = pb_uniform(&r, DT_F32, 2, sz, -1, 1);
+    pb_input(pb, "x", x, NULL);
+    tensor_unref(x);
+    char prev[32] = "x", name[32];
+    for (int i = 0; i < 400; i++) {
+        snprintf(name, sizeof name, "mm%d", i);
+        pb_node(pb, "aten.mm.default", name, pb_fmt("self=%%%s mat2=%%p_w", prev), name);
+        snprintf(prev, sizeof prev, "%s", name);
+    }
+    pb_output(pb, prev);
+    PbWriteOptions opt = {.era = PB_ERA_2_11};
+    EpError err = {0};
+    ck_assert_msg(pb_write(pb, path, &opt, &err) == EP_OK, "%s", err.msg);
+    pb_free(pb);
+    char *args = ep_xasprintf("%s --no-blas", path);
+    Tmux t;
+    tmux_start(&t, args, 100, 30, NULL);
+    tmux_expect(&t, "node 1/400");
+    tmux_keys(&t, "c", true);
+    tmux_expect(&t, "Ctrl-C stops");
+    tmux_keys(&t, "C-c", false);
+    char *s = tmux_wait(&t, "| interrupted |");
+    ck_assert_msg(strstr(s, "Interrupted at #"), "%s", s);
+    ck_assert_msg(!strstr(s, "finished"), "%s", s);
+    free(s);
+    /* still alive: a step works, then quitting asks (the run is in progress) */
+    tmux_keys(&t, "s", true);
+    tmux_expect(&t, "(epdbg) step");
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "Quit anyway?");
+    tmux_keys(&t, "y", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+    free(args);
     remove(path);
     free(path);
     rmdir(dir);
@@ -498,6 +556,7 @@ Suite *suite_tui(void)
     tcase_add_test(tc, test_tui_tour);
     tcase_add_test(tc, test_tui_keys);
     tcase_add_test(tc, test_tui_missing_inputs);
+    tcase_add_test(tc, test_tui_interrupt);
     suite_add_tcase(s, tc);
     return s;
 }
