@@ -544,6 +544,60 @@ START_TEST(test_rc_file)
 }
 END_TEST
 
+/* Random keys at random sizes, on the examples and every corpus archive:
+** whatever a user presses, in any order, at any terminal size, nothing
+** crashes, leaks or reads out of bounds (the ASan run checks). */
+START_TEST(test_random_keys)
+{
+    static const int KEYS[] = {'s', 'n', 'c', 'r', 'b', 'B', 'u', 'U', 'f', TK_ENTER, '/', 'N', ':', TK_TAB,
+                               TK_BTAB, 'z', '?', TK_ESC, TK_UP, TK_DOWN, TK_PGUP, TK_PGDN, TK_HOME, TK_END,
+                               TK_LEFT, TK_RIGHT, '[', ']', '<', '>', '-', '+', ' ', TK_BACKSPACE, 'x', '.',
+                               '1', TK_RESIZE, TK_WHEEL_UP, TK_WHEEL_DOWN, TK_MOUSE, TK_CTRL('c'), 'q'};
+    const int NKEYS = (int)(sizeof KEYS / sizeof KEYS[0]);
+    const char *models[64] = {"examples/mlp.pt2", "examples/cnn.pt2", "examples/cnn_legacy.pt2",
+                              "build/fixtures/nan_log.pt2", "build/fixtures/dynamic.pt2"};
+    int nmodels = 5;
+    char *owned[64];
+    int nowned = 0;
+    const char *corpus = test_corpus_dir();
+    if (corpus) {
+        const char *names[] = {"hades-pid__exported_program.pt2", "velox__dynamic_shape_test.pt2",
+                               "velox__in_place_test.pt2", "velox__index_put_fork_test.pt2",
+                               "velox__view_interleave_test.pt2", "braggnn__int8_16_8_4_2-sz11.pth"};
+        for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+            models[nmodels++] = owned[nowned++] = ep_xasprintf("%s/%s", corpus, names[i]);
+    }
+    unsigned seed = 12345;
+    for (int m = 0; m < nmodels; m++) {
+        Session *s;
+        Tui *t = open_tui(models[m], &s);
+        Grid g = {0};
+        for (int k = 0; k < 300 && !t->quit; k++) {
+            seed = seed * 1103515245u + 12345u;
+            int key = KEYS[(seed >> 16) % (unsigned)NKEYS];
+            if (key == 'q' && k < 290)
+                key = 'z';
+            if (key == TK_MOUSE) {
+                t->mouse_row = (int)((seed >> 8) % 40);
+                t->mouse_col = (int)((seed >> 4) % 120);
+            }
+            tui_key(t, key);
+            if (k % 3 == 0) {
+                seed = seed * 1103515245u + 12345u;
+                int rows = (int)((seed >> 16) % 50), cols = (int)((seed >> 8) % 140);
+                grid_resize(&g, rows, cols);
+                tui_render(t, &g);
+            }
+        }
+        grid_free(&g);
+        tui_free(t);
+        session_free(s);
+    }
+    for (int i = 0; i < nowned; i++)
+        free(owned[i]);
+}
+END_TEST
+
 Suite *suite_tui(void)
 {
     Suite *s = suite_create("tui");
@@ -552,6 +606,7 @@ Suite *suite_tui(void)
     tcase_add_test(tc, test_layout_sizes);
     tcase_add_test(tc, test_keys_headless);
     tcase_add_test(tc, test_rc_file);
+    tcase_add_test(tc, test_random_keys);
     tcase_add_test(tc, test_tui_not_a_terminal);
     tcase_add_test(tc, test_tui_tour);
     tcase_add_test(tc, test_tui_keys);
