@@ -87,12 +87,9 @@ EpStatus k_empty_strided(OpCall *c)
     int64_t sizes[EP_MAX_DIMS], strides[EP_MAX_DIMS];
     if (shape_check_layout(c, 3))
         return c->err->code;
-    int n = shape_int_list_arg(c, 0, sizes, EP_MAX_DIMS);
-    int m = n < 0 ? -1 : shape_int_list_arg(c, 1, strides, EP_MAX_DIMS);
-    if (m < 0)
+    int n = shape_size_stride_args(c, 0, sizes, strides);
+    if (n < 0)
         return c->err->code;
-    if (n != m)
-        return op_fail(c, "mismatch in length of strides and shape");
     return shape_out(c, shape_new_strided(c, arg_dtype(c, 2, DT_F32), n, sizes, strides, true));
 }
 
@@ -175,12 +172,9 @@ EpStatus k_new_empty_strided(OpCall *c)
     int64_t sizes[EP_MAX_DIMS], strides[EP_MAX_DIMS];
     if (shape_check_layout(c, 4))
         return c->err->code;
-    int n = shape_int_list_arg(c, 1, sizes, EP_MAX_DIMS);
-    int m = n < 0 ? -1 : shape_int_list_arg(c, 2, strides, EP_MAX_DIMS);
-    if (m < 0)
+    int n = shape_size_stride_args(c, 1, sizes, strides);
+    if (n < 0)
         return c->err->code;
-    if (n != m)
-        return op_fail(c, "mismatch in length of strides and shape");
     return shape_out(c, shape_new_strided(c, arg_dtype(c, 3, self->dtype), n, sizes, strides, true));
 }
 

@@ -212,12 +212,9 @@ EpStatus k_as_strided_scatter(OpCall *c)
 {
     Tensor *self = arg_tensor(c, 0);
     int64_t size[EP_MAX_DIMS], stride[EP_MAX_DIMS];
-    int n = shape_int_list_arg(c, 2, size, EP_MAX_DIMS);
-    int m = n < 0 ? -1 : shape_int_list_arg(c, 3, stride, EP_MAX_DIMS);
-    if (m < 0)
+    int n = shape_size_stride_args(c, 2, size, stride);
+    if (n < 0)
         return c->err->code;
-    if (n != m)
-        return op_fail(c, "mismatch in length of strides and shape");
     if (shape_check_sizes(c, n, size) || shape_check_strides(c, n, stride))
         return c->err->code;
     Tensor *out = shape_clone_preserve_strides(c, self, true);

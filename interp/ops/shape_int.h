@@ -44,6 +44,10 @@ EpStatus shape_wrap_dim(OpCall *c, int64_t dim, int ndim, int *out);
 /* Read int-list argument i into out (room for max).  Returns its length, or
 ** -1 after op_fail when it is None or longer than max. */
 int shape_int_list_arg(OpCall *c, int i, int64_t *out, int max);
+/* A size list (argument i) and a stride list (argument i + 1) of the same
+** length, each with room for EP_MAX_DIMS.  Returns the length, or -1 after
+** op_fail. */
+int shape_size_stride_args(OpCall *c, int i, int64_t *size, int64_t *stride);
 
 /* A Layout argument (None or strided) and a MemoryFormat argument (None
 ** gives dflt).  layout_ok fails for sparse and other layouts. */

@@ -36,6 +36,19 @@ int shape_int_list_arg(OpCall *c, int i, int64_t *out, int max)
     return n;
 }
 
+int shape_size_stride_args(OpCall *c, int i, int64_t *size, int64_t *stride)
+{
+    int n = shape_int_list_arg(c, i, size, EP_MAX_DIMS);
+    int m = n < 0 ? -1 : shape_int_list_arg(c, i + 1, stride, EP_MAX_DIMS);
+    if (m < 0)
+        return -1;
+    if (n != m) {
+        op_fail(c, "mismatch in length of strides and shape");
+        return -1;
+    }
+    return n;
+}
+
 EpStatus shape_check_layout(OpCall *c, int i)
 {
     if (arg_is_none(c, i) || c->args[i].i == LAYOUT_STRIDED)

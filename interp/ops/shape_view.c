@@ -351,12 +351,9 @@ EpStatus k_reshape_alias(OpCall *c)
 {
     Tensor *t = arg_tensor(c, 0);
     int64_t size[EP_MAX_DIMS], stride[EP_MAX_DIMS];
-    int n = shape_int_list_arg(c, 1, size, EP_MAX_DIMS);
-    int m = n < 0 ? -1 : shape_int_list_arg(c, 2, stride, EP_MAX_DIMS);
-    if (m < 0)
+    int n = shape_size_stride_args(c, 1, size, stride);
+    if (n < 0)
         return c->err->code;
-    if (n != m)
-        return op_fail(c, "mismatch in length of strides and shape");
     if (shape_check_sizes(c, n, size) || shape_check_strides(c, n, stride))
         return c->err->code;
     return shape_out(c, shape_make_view(c, t, t->dtype, n, size, stride, t->offset));
@@ -760,12 +757,9 @@ EpStatus k_as_strided(OpCall *c)
 {
     Tensor *t = arg_tensor(c, 0);
     int64_t size[EP_MAX_DIMS], stride[EP_MAX_DIMS];
-    int n = shape_int_list_arg(c, 1, size, EP_MAX_DIMS);
-    int m = n < 0 ? -1 : shape_int_list_arg(c, 2, stride, EP_MAX_DIMS);
-    if (m < 0)
+    int n = shape_size_stride_args(c, 1, size, stride);
+    if (n < 0)
         return c->err->code;
-    if (n != m)
-        return op_fail(c, "mismatch in length of strides and shape");
     if (shape_check_sizes(c, n, size) || shape_check_strides(c, n, stride))
         return c->err->code;
     int64_t offset = arg_is_none(c, 3) ? t->offset : arg_int(c, 3);
