@@ -210,6 +210,9 @@ void program_free(ExportedProgram *ep);
 
 /* Helpers over a loaded program. */
 const TensorMeta *graph_tensor_meta(const Graph *g, const char *name);
+/* "float32[s0, 32]": the dtype and symbolic shape the exporter recorded for
+** tensor value name (new string), or NULL when it recorded none. */
+char *graph_recorded_type(const Graph *g, const char *name);
 /* "[s0, 3]" / "[2, 3]" into buf. */
 const char *tensor_meta_shape_str(const TensorMeta *m, char *buf, size_t cap);
 const char *input_kind_name(InputKind k);

@@ -1310,3 +1310,12 @@ const char *range_bounds_text(const RangeConstraint *r, char *buf, size_t cap)
     snprintf(buf, cap, "[%s, %s]", lo, hi);
     return buf;
 }
+
+char *graph_recorded_type(const Graph *g, const char *name)
+{
+    const TensorMeta *m = name ? graph_tensor_meta(g, name) : NULL;
+    if (!m)
+        return NULL;
+    char shape[512];
+    return ep_xasprintf("%s%s", scalar_type_name(m->scalar_type), tensor_meta_shape_str(m, shape, sizeof shape));
+}

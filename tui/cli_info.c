@@ -116,11 +116,10 @@ static char *schema_text(const ExportedProgram *ep)
 /* The kind and shape text of a graph value, "float32[s0, 3]" or "SymInt". */
 static char *value_text(const ExportedProgram *ep, const Arg *a)
 {
-    char shape[512];
     if (a->kind == ARG_TENSOR && a->ref) {
-        const TensorMeta *m = graph_tensor_meta(&ep->graph, a->ref);
-        if (m)
-            return ep_xasprintf("%s%s", scalar_type_name(m->scalar_type), tensor_meta_shape_str(m, shape, sizeof shape));
+        char *type = graph_recorded_type(&ep->graph, a->ref);
+        if (type)
+            return type;
     }
     return arg_describe(a);
 }

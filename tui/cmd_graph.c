@@ -16,11 +16,7 @@
 /* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
 static char *recorded_type(const Interp *ip, const char *name)
 {
-    const TensorMeta *m = graph_tensor_meta(&interp_program(ip)->graph, name);
-    if (!m)
-        return NULL;
-    char shape[512];
-    return ep_xasprintf("%s%s", scalar_type_name(m->scalar_type), tensor_meta_shape_str(m, shape, sizeof shape));
+    return graph_recorded_type(&interp_program(ip)->graph, name);
 }
 
 /* "linear_1 = float32[2, 32]  min ..." or "linear_1 (not computed)". */

@@ -105,10 +105,9 @@ static char *recorded_value_type(const Graph *g, const char *name, bool *symboli
 {
     const TensorMeta *m = graph_tensor_meta(g, name);
     if (m) {
-        char shape[256];
         for (int d = 0; d < m->ndim; d++)
             *symbolic = *symbolic || m->sizes[d].is_expr;
-        return ep_xasprintf("%s%s", scalar_type_name(m->scalar_type), tensor_meta_shape_str(m, shape, sizeof shape));
+        return graph_recorded_type(g, name);
     }
     const SymDim *sd = strmap_get(&g->sym_int_values, name);
     if (sd) {

@@ -203,14 +203,9 @@ static const Value *shown_value(Tui *t, InspectorPane *p, char *why, size_t cap)
 /* "float32[s0, 32]" as recorded for name, "" if nothing is. */
 static void recorded_type(const Interp *ip, const char *name, char *buf, size_t cap)
 {
-    buf[0] = '\0';
-    const TensorMeta *m = name ? graph_tensor_meta(&interp_program(ip)->graph, name) : NULL;
-    if (!m)
-        return;
-    char shape[256];
-    tensor_meta_shape_str(m, shape, sizeof shape);
-    snprintf(buf, cap, "%s%s", m->dtype != DT_INVALID ? dtype_name(m->dtype) : scalar_type_name(m->scalar_type),
-             shape);
+    char *type = graph_recorded_type(&interp_program(ip)->graph, name);
+    snprintf(buf, cap, "%s", type ? type : "");
+    free(type);
 }
 
 /* ---- numbers ------------------------------------------------------------------------------ */
