@@ -515,6 +515,19 @@ EpStatus interp_sample_inputs(const Interp *ip, Value **vals, int *n, EpError *e
     return EP_OK;
 }
 
+EpStatus interp_bind_copy(Interp *ip, const Value *inputs, int n, EpError *err)
+{
+    Value *copies;
+    EpStatus rc = values_clone(inputs, n, &copies, err);
+    if (rc)
+        return rc;
+    rc = interp_bind(ip, copies, n, err);
+    for (int i = 0; i < n; i++)
+        value_clear(&copies[i]);
+    free(copies);
+    return rc;
+}
+
 EpStatus interp_bind_sample_inputs(Interp *ip, EpError *err)
 {
     Value *vals;

@@ -68,6 +68,11 @@ const char *interp_node_problem(const Interp *ip, int i);
 ** dtypes and specialised constants.  A violation is EP_ERR_INPUT with a
 ** message naming the input and dimension.  Resets the run to node 0. */
 EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err);
+/* interp_bind on full copies of inputs (value_clone): a program that
+** mutates a user input writes into the copy, so the caller's values stay
+** as given (for a replay file, a restart, a second run).  Memory running
+** out is EP_ERR_EXEC. */
+EpStatus interp_bind_copy(Interp *ip, const Value *inputs, int n, EpError *err);
 /* Same with the archive's stored example inputs (EP_ERR_USAGE when the
 ** archive has none: the message lists the inputs to pass). */
 EpStatus interp_bind_sample_inputs(Interp *ip, EpError *err);

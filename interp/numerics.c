@@ -287,24 +287,7 @@ EpStatus num_run_open(NumRun *r, const Model *src, const Value *inputs, int n, c
     if (!r->ip)
         return EP_ERR_EXEC;
     if (n > 0) {
-        /* the program may write into its inputs: give it copies */
-        Value *copies = ep_xcalloc((size_t)n, sizeof *copies);
-        for (int i = 0; i < n && rc == EP_OK; i++) {
-            if (inputs[i].kind != V_TENSOR) {
-                copies[i] = value_copy(&inputs[i]);
-                continue;
-            }
-            Tensor *t = tensor_to_dtype(inputs[i].t, inputs[i].t->dtype, err);
-            if (!t)
-                rc = EP_ERR_EXEC;
-            else
-                copies[i] = value_tensor(t);
-        }
-        if (rc == EP_OK)
-            rc = interp_bind(r->ip, copies, n, err);
-        for (int i = 0; i < n; i++)
-            value_clear(&copies[i]);
-        free(copies);
+        rc = interp_bind_copy(r->ip, inputs, n, err); /* the program may write into its inputs */
     } else if (inputs || interp_num_user_inputs(r->ip) == 0) {
         rc = interp_bind(r->ip, NULL, 0, err);
     } else {

@@ -441,17 +441,9 @@ EpStatus session_restart(Session *s, EpError *err)
     while (interp_history_len(s->ip) > 0)
         if (interp_step_back(s->ip, err))
             break;
-    /* The run gets its own copy of the inputs: a program that mutates a
-    ** user input writes into the bound tensor, and `record`, `check
-    ** numerics` and the next restart need the inputs as given. */
-    Value *run_inputs;
-    EpStatus rc = values_clone(s->inputs, s->ninputs, &run_inputs, err);
-    if (rc == EP_OK) {
-        rc = interp_bind(s->ip, run_inputs, s->ninputs, err);
-        for (int i = 0; i < s->ninputs; i++)
-            value_clear(&run_inputs[i]);
-        free(run_inputs);
-    }
+    /* a copy: `record`, `check numerics` and the next restart need the
+    ** inputs as given, whatever the program writes into them */
+    EpStatus rc = interp_bind_copy(s->ip, s->inputs, s->ninputs, err);
     resync_watches(s);
     stop_set(s, rc ? STOP_ERROR : STOP_START, rc ? -1 : 0, false);
     if (rc) {

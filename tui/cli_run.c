@@ -124,17 +124,10 @@ int cli_run(int argc, char **argv)
         rc = cli_load_inputs(ip, &inputs, &vals, &nvals, &err);
     /* from here on a failure is the program's: its inputs are worth saving */
     RecordMeta failure = {0};
-    /* The run binds a copy: a program that mutates a user input writes into
-    ** the bound tensor, and the replay file and the float64 shadow need the
-    ** inputs as given. */
-    Value *run_vals = NULL;
-    if (rc == EP_OK)
-        rc = values_clone(vals, nvals, &run_vals, &err);
-    if (rc == EP_OK && (rc = interp_bind(ip, run_vals, nvals, &err)))
+    /* a copy: the replay file and the float64 shadow need the inputs as
+    ** given, whatever the program writes into them */
+    if (rc == EP_OK && (rc = interp_bind_copy(ip, vals, nvals, &err)))
         failure.failure = ep_xstrdup("input");
-    for (int i = 0; run_vals && i < nvals; i++)
-        value_clear(&run_vals[i]);
-    free(run_vals);
     while (rc == EP_OK && !interp_finished(ip)) {
         int node = interp_pc(ip);
         char *detail = NULL;
