@@ -587,20 +587,7 @@ static void sb_out(void *ctx, const char *text, size_t len)
 
 static Session *open_session(const char *path)
 {
-    SessionOptions so = {.model_path = path, .kernels = {.use_blas = true}};
-    EpError err = {0};
-    Session *s = session_open(&so, &err);
-    ck_assert_msg(s != NULL, "%s", err.msg);
-    Value *vals;
-    int n;
-    InputArgs ia = {0};
-    ck_assert_msg(cli_load_inputs(session_interp(s), &ia, &vals, &n, &err) == EP_OK, "%s", err.msg);
-    session_set_inputs(s, vals, n);
-    for (int i = 0; i < n; i++)
-        value_clear(&vals[i]);
-    free(vals);
-    ck_assert_msg(session_restart(s, &err) == EP_OK, "%s", err.msg);
-    return s;
+    return test_session_open(path, NULL, true);
 }
 
 /* Run line; its output (new string), or NULL with err on failure. */

@@ -22,22 +22,7 @@
 ** at node 0 when bound, and a TUI over it. */
 static Tui *open_tui(const char *path, bool bind)
 {
-    SessionOptions so = {.model_path = path, .kernels = {.use_blas = true}};
-    EpError err = {0};
-    Session *s = session_open(&so, &err);
-    ck_assert_msg(s != NULL, "%s: %s", path, err.msg);
-    if (bind) {
-        InputArgs ia = {0};
-        Value *vals;
-        int n;
-        ck_assert_msg(cli_load_inputs(session_interp(s), &ia, &vals, &n, &err) == EP_OK, "%s: %s", path, err.msg);
-        session_set_inputs(s, vals, n);
-        for (int i = 0; i < n; i++)
-            value_clear(&vals[i]);
-        free(vals);
-        ck_assert_msg(session_restart(s, &err) == EP_OK, "%s: %s", path, err.msg);
-    }
-    return tui_new(s, path, NULL, 0, false);
+    return tui_new(test_session_open(path, NULL, bind), path, NULL, 0, false);
 }
 
 static void close_tui(Tui *t)

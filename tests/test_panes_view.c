@@ -25,29 +25,8 @@ static const char *const SOURCE_DIRS[] = {"examples/src"};
 ** or NULL for the archive's examples), stopped before node 0. */
 static Tui *open_tui(const char *path, const char *input, Session **out)
 {
-    SessionOptions so = {.model_path = path, .kernels = {.use_blas = true}};
-    EpError err = {0};
-    Session *s = session_open(&so, &err);
-    ck_assert_msg(s != NULL, "%s: %s", path, err.msg);
-    Value *vals = NULL;
-    int n = 0;
-    if (input) {
-        Tensor *x = npy_load_file(input, &err);
-        ck_assert_msg(x != NULL, "%s: %s", input, err.msg);
-        vals = ep_xcalloc(1, sizeof *vals);
-        vals[0] = value_tensor(x);
-        n = 1;
-    } else {
-        InputArgs ia = {0};
-        ck_assert_msg(cli_load_inputs(session_interp(s), &ia, &vals, &n, &err) == EP_OK, "%s: %s", path, err.msg);
-    }
-    session_set_inputs(s, vals, n);
-    for (int i = 0; i < n; i++)
-        value_clear(&vals[i]);
-    free(vals);
-    ck_assert_msg(session_restart(s, &err) == EP_OK, "%s: %s", path, err.msg);
-    *out = s;
-    return tui_new(s, path, SOURCE_DIRS, 1, false);
+    *out = test_session_open(path, input, true);
+    return tui_new(*out, path, SOURCE_DIRS, 1, false);
 }
 
 static void close_tui(Tui *t, Session *s)

@@ -25,23 +25,7 @@
 ** bound and stopped at node 0. */
 static Session *open_bound(const char *path, const char *refdir)
 {
-    SessionOptions so = {.model_path = path, .kernels = {.use_blas = true}};
-    EpError err = {0};
-    Session *s = session_open(&so, &err);
-    ck_assert_msg(s != NULL, "%s: %s", path, err.msg);
-    InputArgs ia = {0};
-    if (refdir)
-        ia.npz = ep_xstrdup(refdir);
-    Value *vals;
-    int n;
-    ck_assert_msg(cli_load_inputs(session_interp(s), &ia, &vals, &n, &err) == EP_OK, "%s: %s", path, err.msg);
-    session_set_inputs(s, vals, n);
-    for (int i = 0; i < n; i++)
-        value_clear(&vals[i]);
-    free(vals);
-    input_args_free(&ia);
-    ck_assert_msg(session_restart(s, &err) == EP_OK, "%s: %s", path, err.msg);
-    return s;
+    return test_session_open(path, refdir, true);
 }
 
 /* A copy of every tensor byte and scalar of a value, for exact comparison. */

@@ -3,6 +3,9 @@
 */
 #include "testutil.h"
 
+#include "interp/session.h"
+#include "tui/cli.h"
+
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -191,4 +194,30 @@ char *test_tmpdir(void)
 {
     char tmpl[] = "/tmp/epdbg-test-XXXXXX";
     return ep_xstrdup(mkdtemp(tmpl));
+}
+
+Session *test_session_open(const char *path, const char *inputs, bool bind)
+{
+    SessionOptions so = {.model_path = path, .kernels = {.use_blas = true}};
+    EpError err = {0};
+    Session *s = session_open(&so, &err);
+    ck_assert_msg(s != NULL, "%s: %s", path, err.msg);
+    if (!bind)
+        return s;
+    InputArgs ia = {0};
+    size_t len = inputs ? strlen(inputs) : 0;
+    if (len > 4 && strcmp(inputs + len - 4, ".npy") == 0)
+        input_args_add(&ia, inputs);
+    else if (inputs)
+        ia.npz = ep_xstrdup(inputs);
+    Value *vals;
+    int n;
+    ck_assert_msg(cli_load_inputs(session_interp(s), &ia, &vals, &n, &err) == EP_OK, "%s: %s", path, err.msg);
+    input_args_free(&ia);
+    session_set_inputs(s, vals, n);
+    for (int i = 0; i < n; i++)
+        value_clear(&vals[i]);
+    free(vals);
+    ck_assert_msg(session_restart(s, &err) == EP_OK, "%s: %s", path, err.msg);
+    return s;
 }

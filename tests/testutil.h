@@ -38,6 +38,13 @@ typedef struct RunResult {
 RunResult test_run_binary(const char *const *args, const char *cwd, const char *stdin_text);
 void run_result_free(RunResult *r);
 
+/* A debugger session on path, stopped before node 0 with its inputs bound:
+** inputs NULL for the archive's examples, else a .npy file (the one user
+** input), an .npz or a folder (as --inputs).  bind false: opened only.  A
+** failure fails the test. */
+typedef struct Session Session;
+Session *test_session_open(const char *path, const char *inputs, bool bind);
+
 /* A new empty temporary folder (caller frees the name; the folder stays). */
 char *test_tmpdir(void);
 
