@@ -45,7 +45,7 @@ LIBS = $(PKG_LIBS) -lm
 
 B := build/$(VARIANT)
 
-LIB_SRCS := $(sort $(wildcard interp/*.c interp/ops/*.c symbolic/*.c profiler/*.c tui/*.c))
+LIB_SRCS := $(sort $(wildcard symbolic/*.c interp/*.c interp/ops/*.c profiler/*.c debugger/*.c cli/*.c tui/*.c))
 LIB_OBJS := $(LIB_SRCS:%.c=$(B)/%.o)
 MAIN_OBJ := $(B)/main.o
 GEN_SRCS := $(sort $(wildcard examples/gen/*.c))

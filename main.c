@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "interp/ops.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 static const char USAGE[] =
     "epdbg -- debugger and profiler for PyTorch exported programs (.pt2)\n"

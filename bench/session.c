@@ -22,8 +22,8 @@
 
 #include "bench/benchutil.h"
 #include "examples/gen/benchmodels.h"
-#include "interp/numerics.h"
-#include "interp/session.h"
+#include "debugger/numerics.h"
+#include "debugger/session.h"
 
 /* Write pb to a new temporary archive; its path (new string). */
 static char *write_temp(ProgBuilder *pb, const char *tag, EpError *err)

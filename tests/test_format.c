@@ -1,6 +1,6 @@
 /*
-** test_format.c -- print's formatting and indexing (tui/format.c,
-** tui/index_expr.c) against PyTorch's own output, recorded in tests/format/
+** test_format.c -- print's formatting and indexing (debugger/format.c,
+** debugger/index_expr.c) against PyTorch's own output, recorded in tests/format/
 ** by make_goldens.py: repr(t) of ~130 tensors under several print options,
 ** t[EXPR] for ~400 expressions, Python's repr of floats and strings.  The
 ** print/x hex view, parse errors and literals have no torch counterpart and
@@ -13,8 +13,8 @@
 
 #include "interp/npy.h"
 #include "testutil.h"
-#include "tui/format.h"
-#include "tui/index_expr.h"
+#include "debugger/format.h"
+#include "debugger/index_expr.h"
 
 #define FORMAT_DIR "tests/format"
 

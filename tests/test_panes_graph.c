@@ -12,7 +12,7 @@
 
 #include "examples/gen/benchmodels.h"
 #include "testutil.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "tui/pane_graph.h"
 #include "tui/tui_int.h"
 

@@ -14,7 +14,7 @@
 
 #include "interp/npy.h"
 #include "testutil.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "tui/tui_int.h"
 
 #define FIX "build/fixtures/"

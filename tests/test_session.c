@@ -1,5 +1,5 @@
 /*
-** test_session.c -- the debugger session (interp/session.h) through its
+** test_session.c -- the debugger session (debugger/session.h) through its
 ** API: time travel returning exactly the values seen going forward, on the
 ** examples and on every archive of the corpus; the NaN hunt; breakpoint
 ** locations and conditions; edits; and replay files reproducing a failure
@@ -14,10 +14,10 @@
 #include <unistd.h>
 
 #include "interp/npy.h"
-#include "interp/record.h"
-#include "interp/session.h"
+#include "debugger/record.h"
+#include "debugger/session.h"
 #include "testutil.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 
 #define FIX "build/fixtures/"
 

@@ -21,7 +21,7 @@
 #include "examples/gen/benchmodels.h"
 #include "interp/npy.h"
 #include "testutil.h"
-#include "tui/cli.h"
+#include "cli/cli.h"
 #include "tui/tui_int.h"
 
 /* ---- tmux -------------------------------------------------------------------------- */

@@ -3,8 +3,8 @@
 */
 #include "testutil.h"
 
-#include "interp/session.h"
-#include "tui/cli.h"
+#include "debugger/session.h"
+#include "cli/cli.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -153,7 +153,7 @@ RunResult test_run_binary(const char *const *args, const char *cwd, const char *
     for (int i = 0; args[i] && n < 127; i++)
         argv[n++] = args[i];
     argv[n] = NULL;
-    /* failing runs save replay files (interp/record.h): into cwd when the
+    /* failing runs save replay files (debugger/record.h): into cwd when the
     ** test chose one, else into a scratch folder, never the source tree */
     if (!cwd && !replay_scratch) {
         replay_scratch = test_tmpdir();

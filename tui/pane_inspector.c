@@ -33,8 +33,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
-#include "format.h"
+#include "cli/cli.h"
+#include "debugger/format.h"
 
 /* Stats for an input/output row read every element: past this many the row
 ** shows the type only (the value itself, once inspected, gets them). */

@@ -22,7 +22,7 @@
 #include <stddef.h>
 
 #include "canvas.h"
-#include "cmd.h"
+#include "debugger/cmd.h"
 #include "keys.h"
 
 typedef struct Tui Tui;

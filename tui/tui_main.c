@@ -4,7 +4,7 @@
 ** command runs stops the run at the next node (the session's interrupt),
 ** not the program.
 */
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <signal.h>
 #include <stdio.h>

@@ -17,7 +17,7 @@ int cli_run(int argc, char **argv);
 ** reading commands from the terminal. */
 int cli_debug(int argc, char **argv);
 /* `epdbg replay FILE.npz MODEL.pt2`: re-run a replay file's inputs, stop at
-** the failing node with its stack trace (tui/cli_replay.c). */
+** the failing node with its stack trace (cli/cli_replay.c). */
 int cli_replay(int argc, char **argv);
 
 /* Input options of the command line, in the order given. */

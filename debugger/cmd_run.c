@@ -5,7 +5,7 @@
 */
 #include "cmd.h"
 
-#include "interp/record.h"
+#include "record.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -57,7 +57,7 @@
 
 #include <stdio.h>
 
-#include "interp.h"
+#include "interp/interp.h"
 
 /* ---- error figures ------------------------------------------------------------ */
 

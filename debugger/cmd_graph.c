@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "cli/cli.h"
 
 /* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
 static char *recorded_type(const Interp *ip, const char *name)

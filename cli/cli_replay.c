@@ -1,6 +1,6 @@
 /*
 ** cli_replay.c -- `epdbg replay FILE.npz MODEL.pt2`: re-run the inputs a
-** failed run saved (interp/record.h) in the debugger and stop where it
+** failed run saved (debugger/record.h) in the debugger and stop where it
 ** failed, with the node's stack trace, then say whether the failure is the
 ** one recorded.  The exit code is the failure's, so a fixed model replays
 ** with 0.
@@ -11,8 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cmd.h"
-#include "interp/record.h"
+#include "debugger/cmd.h"
+#include "debugger/record.h"
 
 static const char REPLAY_USAGE[] =
     "usage: epdbg replay FILE.npz MODEL.pt2 [--model NAME] [--source-dir DIR]... [--no-blas]\n"

@@ -122,7 +122,7 @@ EpStatus cli_load_inputs(const Interp *ip, const InputArgs *a, Value **vals, int
         for (int k = 0; rc == EP_OK && k < z.n; k++) {
             const char *name = z.entries[k].name;
             if (strchr(name, '/') || strcmp(name, "__epdbg__") == 0)
-                continue; /* a replay file's intermediates and record (interp/record.h) */
+                continue; /* a replay file's intermediates and record (debugger/record.h) */
             int idx = find_input(ip, name);
             if (idx < 0 && (strncmp(name, "in", 2) == 0 || strncmp(name, "arr_", 4) == 0)) {
                 const char *digits = name + (name[0] == 'i' ? 2 : 4);

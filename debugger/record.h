@@ -11,7 +11,7 @@
 #ifndef EP_RECORD_H
 #define EP_RECORD_H
 
-#include "interp.h"
+#include "interp/interp.h"
 
 /* What a replay file says about its run. */
 typedef struct RecordMeta {

@@ -12,7 +12,7 @@
 #ifndef EP_CMD_H
 #define EP_CMD_H
 
-#include "interp/session.h"
+#include "session.h"
 
 /* Where command output goes. */
 typedef struct Out {

@@ -11,7 +11,7 @@
 #define EP_NUMERICS_INT_H
 
 #include "numerics.h"
-#include "strmap.h"
+#include "interp/strmap.h"
 
 /* How many nodes a short report describes in full, and names it lists. */
 #define SHORT_REPORT 5

@@ -1,6 +1,6 @@
 /*
 ** cmd_numerics.c -- the numerics-hunting commands: `check numerics` (the
-** float64 shadow of interp/numerics.h) and `compare DIR` (a folder of
+** float64 shadow of debugger/numerics.h) and `compare DIR` (a folder of
 ** reference tensors named after nodes).  Both run on a private copy of the
 ** program with the session's inputs, so the session's position, values and
 ** weights stay as they were.
@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/numerics.h"
+#include "numerics.h"
 
 static char *describe_session_node(void *ctx, int node)
 {

@@ -3,7 +3,7 @@
 ** [--outputs DIR] [--model NAME] [--no-blas] [--stop-on-nan] [--record F]
 ** [--record-all] [--shadow-fp64]`: run the program once and report (and
 ** optionally save) its outputs.  A run that fails saves its inputs to a
-** replay file (interp/record.h) and prints the command that replays it.
+** replay file (debugger/record.h) and prints the command that replays it.
 */
 #include "cli.h"
 
@@ -14,8 +14,8 @@
 #include <sys/stat.h>
 
 #include "interp/npy.h"
-#include "interp/numerics.h"
-#include "interp/record.h"
+#include "debugger/numerics.h"
+#include "debugger/record.h"
 
 static const char RUN_USAGE[] =
     "usage: epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"

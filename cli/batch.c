@@ -16,7 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cmd.h"
+#include "debugger/cmd.h"
 
 static const char DEBUG_USAGE[] =
     "usage: epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]...\n"

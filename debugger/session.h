@@ -18,8 +18,8 @@
 
 #include <signal.h>
 
-#include "interp.h"
-#include "srcinfo.h"
+#include "interp/interp.h"
+#include "interp/srcinfo.h"
 
 typedef struct Session Session;
 typedef struct BpCond BpCond;

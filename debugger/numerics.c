@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "srcinfo.h"
+#include "interp/srcinfo.h"
 
 const NumericsOptions NUMERICS_OPTIONS_DEFAULT = {.rtol = -1, .atol = -1, .all = false, .kernels = {.use_blas = true}};
 

@@ -12,7 +12,7 @@
 ** float goes through C's printf, whose %.Nf / %.Ne round exactly like
 ** Python's format().
 */
-#include "tui/format.h"
+#include "format.h"
 
 #include <math.h>
 #include <stdio.h>

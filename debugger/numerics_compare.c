@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "npy.h"
+#include "interp/npy.h"
 
 /* ---- comparing with a folder of references ------------------------------------------------------ */
 

@@ -18,7 +18,7 @@
 ** and `set` through it writes where torch's index_put_ would.  More than one
 ** of them is refused rather than imitated.
 */
-#include "tui/index_expr.h"
+#include "index_expr.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -8,8 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "json.h"
-#include "npy.h"
+#include "interp/json.h"
+#include "interp/npy.h"
 
 #define META_MEMBER "__epdbg__"
 

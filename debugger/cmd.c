@@ -7,7 +7,7 @@
 */
 #include "cmd.h"
 
-#include "cli.h"
+#include "cli/cli.h"
 
 #include <ctype.h>
 #include <stdarg.h>
