@@ -2,8 +2,10 @@
 #
 #   make            build ./epdbg (installs missing Debian packages when root)
 #   make demo       build, write the example models, open one in the debugger
-#   make check      unit + corpus tests, then the same suite under ASan+UBSan
-#   make bench      speed and memory measurements (bench/README.md)
+#   make check      the layers check, unit + corpus tests, then the same suite
+#                   under ASan+UBSan
+#   make layers     only the layers check (scripts/check-layers.sh)
+#   make bench      speed and memory measurements (README: Speed and memory)
 #   make install    PREFIX=/usr/local DESTDIR=
 #   make clean
 #   V=1             show full compiler command lines
@@ -60,7 +62,7 @@ else
   Q := @
 endif
 
-.PHONY: all demo check test examples fixtures bench install uninstall clean
+.PHONY: all demo check layers test examples fixtures bench install uninstall clean
 .DEFAULT_GOAL := all
 
 all: epdbg
@@ -122,7 +124,13 @@ $(B)/run-tests: $(TEST_OBJS) $(GEN_OBJS:$(B)/examples/gen/make_examples.o=) $(B)
 test: examples fixtures $(B)/run-tests $(B)/epdbg
 	EPDBG_BIN=$(B)/epdbg $(B)/run-tests
 
+# symbolic <- interp <- profiler <- debugger <- {tui, cli} <- main.c: every
+# include and every call between objects points down the stack.
+layers: $(B)/libepdbg.a $(MAIN_OBJ)
+	$(Q)scripts/check-layers.sh $(B)
+
 check: all examples fixtures
+	$(Q)$(MAKE) --no-print-directory layers VARIANT=release
 	$(Q)$(MAKE) --no-print-directory test VARIANT=release
 	$(Q)$(MAKE) --no-print-directory test VARIANT=asan \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
