@@ -1,13 +1,15 @@
 /*
 ** main.c -- epdbg's command line: picks the subcommand and returns its
-** status as the exit code.  The work happens in tui/ (front ends) on top of
-** interp/ (loader, kernels, interpreter).
+** status as the exit code.  The subcommands are in cli/; the full-screen
+** debugger is in tui/, and this is the one file that knows both: it hands
+** cli_debug the TUI for the full-screen case.
 */
 #include <stdio.h>
 #include <string.h>
 
-#include "interp/ops.h"
 #include "cli/cli.h"
+#include "interp/ops.h"
+#include "tui/tui.h"
 
 static const char USAGE[] =
     "epdbg -- debugger and profiler for PyTorch exported programs (.pt2)\n"
@@ -31,6 +33,18 @@ static const char USAGE[] =
     "exit codes: 0 ok, 1 usage, 2 unreadable or invalid archive/input file,\n"
     "            3 inputs violate the program's constraints, 4 execution failed\n";
 
+/* cli_debug's full-screen case (a FullScreenFn): the TUI, told what it
+** needs from the debugger's command line. */
+static int full_screen_tui(Session *s, const DebugArgs *a, const char *note)
+{
+    TuiOptions opt = {.model_path = a->path,
+                      .source_dirs = (const char *const *)a->source_dirs,
+                      .nsource_dirs = a->nsource_dirs,
+                      .color = !a->no_color,
+                      .note = note};
+    return tui_main(s, &opt);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
@@ -50,7 +64,7 @@ int main(int argc, char **argv)
     else if (strcmp(argv[1], "replay") == 0)
         rc = cli_replay(argc - 2, argv + 2);
     else if (argv[1][0] != '-')
-        rc = cli_debug(argc - 1, argv + 1);
+        rc = cli_debug(argc - 1, argv + 1, full_screen_tui);
     else {
         fprintf(stderr, "epdbg: unknown option %s\n\n%s", argv[1], USAGE);
         rc = EP_ERR_USAGE;

@@ -14,6 +14,7 @@
 
 #include "bench/benchutil.h"
 #include "examples/gen/benchmodels.h"
+#include "tui/tui.h"
 #include "tui/tui_int.h"
 
 int main(int argc, char **argv)

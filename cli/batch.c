@@ -4,7 +4,8 @@
 ** "(epdbg) " prompt and followed by its output, on stdout, so a transcript
 ** reads like a terminal session and is stable enough for golden tests.
 ** Without a script, on a terminal, the full-screen debugger opens instead
-** (tui_main.c) over the same session and commands.
+** over the same session and commands: the FullScreenFn main.c passes in
+** (the TUI, which cli/ does not know).
 **
 ** The exit code is 0 unless a command failed: then it is the status of the
 ** first failure (1 usage, 3 inputs rejected, 4 a node failed, ...).
@@ -172,7 +173,7 @@ static void run_stream(CmdCtx *c, FILE *f, EpStatus *first)
     free(line);
 }
 
-int cli_debug(int argc, char **argv)
+int cli_debug(int argc, char **argv, FullScreenFn full_screen)
 {
     DebugArgs a;
     int rc = debug_args_parse(argc, argv, &a, "debug");
@@ -203,7 +204,7 @@ int cli_debug(int argc, char **argv)
         return rc;
     }
     if (!scripted) {
-        rc = tui_main(&a, s, note);
+        rc = full_screen(s, &a, note);
         free(note);
         session_free(s);
         debug_args_free(&a);

@@ -13,9 +13,18 @@
 
 int cli_info(int argc, char **argv);
 int cli_run(int argc, char **argv);
-/* `epdbg MODEL.pt2 ...`: the debugger, scripted (-x, --batch, -ex) or
-** reading commands from the terminal. */
-int cli_debug(int argc, char **argv);
+
+typedef struct Session Session;
+typedef struct DebugArgs DebugArgs;
+/* The full-screen debugger for cli_debug, on session s opened from the
+** command line a (note: what the user should know first, or NULL; see
+** debug_session_open).  cli/ does not know the TUI: main.c passes one.
+** Returns the exit code. */
+typedef int (*FullScreenFn)(Session *s, const DebugArgs *a, const char *note);
+/* `epdbg MODEL.pt2 ...`: the debugger, scripted (-x, --batch, -ex), or
+** without a script on a terminal the full-screen one: full_screen (not
+** NULL) over the session cli_debug opened and frees afterwards. */
+int cli_debug(int argc, char **argv, FullScreenFn full_screen);
 /* `epdbg replay FILE.npz MODEL.pt2`: re-run a replay file's inputs, stop at
 ** the failing node with its stack trace (cli/cli_replay.c). */
 int cli_replay(int argc, char **argv);
@@ -40,8 +49,7 @@ EpStatus cli_load_inputs(const Interp *ip, const InputArgs *a, Value **vals, int
 
 /* The debugger's command line: the model, the input options of `epdbg
 ** run`, source folders, and the commands to run. */
-typedef struct Session Session;
-typedef struct DebugArgs {
+struct DebugArgs {
     const char *path;
     const char *model_name;
     InputArgs inputs;
@@ -53,7 +61,7 @@ typedef struct DebugArgs {
     bool batch_stdin;        /* --batch */
     char **commands;         /* -ex CMD, borrowed from argv */
     int ncommands;
-} DebugArgs;
+};
 
 /* Parse the options (who names the subcommand in messages).  Returns 0,
 ** an exit code, or -1 when --help was printed. */
@@ -66,10 +74,6 @@ void debug_args_free(DebugArgs *a);
 ** user should know before the first command (no inputs, rejected inputs;
 ** a new string, or NULL). */
 int debug_session_open(const DebugArgs *a, Session **out, char **note);
-
-/* The full-screen debugger on session s (opened by the caller, who frees
-** it): returns the exit code (0, or 1 when the terminal cannot be used). */
-int tui_main(const DebugArgs *a, Session *s, const char *note);
 
 /* "float32[2, 3]  min -1.25  max 3  mean 0.1" for a tensor, "int 7" ... */
 char *describe_value_stats(const Value *v);

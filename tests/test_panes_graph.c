@@ -14,6 +14,8 @@
 #include "testutil.h"
 #include "cli/cli.h"
 #include "tui/pane_graph.h"
+#include "tui/panes.h"
+#include "tui/tui.h"
 #include "tui/tui_int.h"
 
 #define FIX "build/fixtures/"

@@ -15,6 +15,8 @@
 #include "interp/npy.h"
 #include "testutil.h"
 #include "cli/cli.h"
+#include "tui/panes.h"
+#include "tui/tui.h"
 #include "tui/tui_int.h"
 
 #define FIX "build/fixtures/"

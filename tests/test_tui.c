@@ -22,6 +22,7 @@
 #include "interp/npy.h"
 #include "testutil.h"
 #include "cli/cli.h"
+#include "tui/tui.h"
 #include "tui/tui_int.h"
 
 /* ---- tmux -------------------------------------------------------------------------- */

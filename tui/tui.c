@@ -1,67 +1,30 @@
 /*
-** tui.c -- the TUI's state and behaviour: commands, keys, the prompt,
-** search, selection, and what the panes read (tui_int.h).  Drawing the
-** screen is in tui_draw.c, the terminal loop in tui_main.c; nothing here
-** touches curses, so all of it runs headless in the tests.
+** tui.c -- the screen manager: runs commands, routes keys and clicks to
+** the focused pane, the prompt and search, and opens and closes the TUI
+** (tui.h).  Drawing the screen is in tui_draw.c, the terminal loop in
+** tui_main.c, what the panes share in tui_state.c; nothing here touches
+** curses, so all of it runs headless in the tests.
+**
+** Calls go one way: this file calls the panes (through the classes of
+** panes.c, and the graph's search) and the shared state; the panes call
+** only the shared state, never back into this file.
 **
 ** Every action is a command string: a key is looked up in the key map and
 ** its command runs through tui_command(), which handles the TUI's own
 ** ui-* commands and passes the rest to the debugger's command table, the
 ** same one batch mode uses.  The output lands in the console pane.
 */
-#include "tui_int.h"
+#include "tui.h"
 
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "pane_graph.h"
+#include "panes.h"
+#include "tui_int.h"
 
-static const PaneClass *const PANES[PANE_COUNT] = {
-    [PANE_GRAPH] = &PANE_GRAPH_CLASS,         [PANE_SOURCE] = &PANE_SOURCE_CLASS,
-    [PANE_INSPECTOR] = &PANE_INSPECTOR_CLASS, [PANE_SHAPES] = &PANE_SHAPES_CLASS,
-    [PANE_PROFILE] = &PANE_PROFILE_CLASS,     [PANE_CONSOLE] = &PANE_CONSOLE_CLASS,
-};
-
-const PaneClass *tui_pane_class(int id)
-{
-    return PANES[id];
-}
-
-/* ---- the console log ------------------------------------------------------------ */
-
-#define LOG_MAX_LINES 5000
-
-void console_log_add(ConsoleLog *log, const char *text, Style st)
-{
-    if (log->n == LOG_MAX_LINES) {
-        /* drop the oldest tenth at once, so adding stays cheap */
-        int drop = LOG_MAX_LINES / 10;
-        for (int i = 0; i < drop; i++)
-            free(log->lines[i]);
-        memmove(log->lines, log->lines + drop, (size_t)(log->n - drop) * sizeof *log->lines);
-        memmove(log->styles, log->styles + drop, (size_t)(log->n - drop) * sizeof *log->styles);
-        log->n -= drop;
-    }
-    if (log->n == log->cap) {
-        log->cap = log->cap ? 2 * log->cap : 256;
-        log->lines = ep_xrealloc(log->lines, (size_t)log->cap * sizeof *log->lines);
-        log->styles = ep_xrealloc(log->styles, (size_t)log->cap * sizeof *log->styles);
-    }
-    log->lines[log->n] = ep_xstrdup(text);
-    log->styles[log->n++] = st;
-}
-
-void console_log_free(ConsoleLog *log)
-{
-    for (int i = 0; i < log->n; i++)
-        free(log->lines[i]);
-    free(log->lines);
-    free(log->styles);
-    free(log->partial);
-    memset(log, 0, sizeof *log);
-}
+/* ---- the console ---------------------------------------------------------------- */
 
 /* The commands' output sink: text split into log lines (a command's last
 ** line may come without its newline in several writes). */
@@ -96,73 +59,7 @@ static void console_flush(Tui *t)
     }
 }
 
-/* ---- what the panes read --------------------------------------------------------- */
-
-int tui_current_node(const Tui *t)
-{
-    const Interp *ip = session_interp(t->s);
-    if (!interp_bound(ip) || t->nnodes == 0)
-        return -1;
-    const Stop *st = session_last_stop(t->s);
-    if (st->after && st->node >= 0 && st->node < t->nnodes)
-        return st->node;
-    int pc = interp_pc(ip);
-    return pc < t->nnodes ? pc : t->nnodes - 1;
-}
-
-bool tui_node_done(const Tui *t, int node)
-{
-    const Interp *ip = session_interp(t->s);
-    return interp_bound(ip) && node < interp_pc(ip);
-}
-
-bool tui_node_has_break(const Tui *t, int node)
-{
-    for (int i = 0; i < session_num_breakpoints(t->s); i++) {
-        const Breakpoint *b = session_breakpoint(t->s, i);
-        if (b->enabled && b->at && node >= 0 && node < t->nnodes && b->at[node])
-            return true;
-    }
-    return false;
-}
-
-void tui_note(Tui *t, const char *fmt, ...)
-{
-    char buf[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    free(t->status_note);
-    t->status_note = ep_xstrdup(buf);
-}
-
-static void panes_changed(Tui *t)
-{
-    for (int i = 0; i < PANE_COUNT; i++)
-        if (PANES[i]->changed)
-            PANES[i]->changed(t, t->pane_state[i]);
-}
-
-void tui_select_node(Tui *t, int node)
-{
-    if (node < 0 || node >= t->nnodes)
-        return;
-    if (node != t->selected) {
-        t->selected = node;
-        free(t->inspect);
-        t->inspect = NULL;
-        t->cmd.frame = -1;
-    }
-    panes_changed(t);
-}
-
-void tui_inspect(Tui *t, const char *name)
-{
-    free(t->inspect);
-    t->inspect = name ? ep_xstrdup(name) : NULL;
-    panes_changed(t);
-}
+/* ---- the run, as the panes see it ------------------------------------------------ */
 
 /* Nodes whose output is non-finite: checked once for each node as the run
 ** passes it, forgotten when the run goes back over it. */
@@ -332,7 +229,7 @@ EpStatus tui_command(Tui *t, const char *line)
             tui_select_node(t, cur);
         }
     }
-    panes_changed(t);
+    tui_panes_changed(t);
     return rc;
 }
 
@@ -520,8 +417,8 @@ void tui_click(Tui *t, int row, int col)
             continue;
         t->focus = i;
         /* the title row only focuses */
-        if (row > r->top && PANES[i]->click)
-            PANES[i]->click(t, t->pane_state[i], row - r->top - 1, col - r->left);
+        if (row > r->top && t->pane_class[i]->click)
+            t->pane_class[i]->click(t, t->pane_state[i], row - r->top - 1, col - r->left);
         return;
     }
 }
@@ -582,8 +479,9 @@ void tui_key(Tui *t, int key)
         return;
     }
     t->search_context = false;
+    const PaneClass *focused = t->pane_class[t->focus];
     int rows = t->rects[t->focus].rows - 1;
-    if (PANES[t->focus]->key && PANES[t->focus]->key(t, t->pane_state[t->focus], key, rows > 0 ? rows : 1))
+    if (focused->key && focused->key(t, t->pane_state[t->focus], key, rows > 0 ? rows : 1))
         return;
     const char *command = keymap_lookup(&t->keys, key);
     if (command) {
@@ -616,7 +514,9 @@ Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs,
     t->selected = -1;
     keymap_defaults(&t->keys);
     for (int i = 0; i < PANE_COUNT; i++)
-        t->pane_state[i] = PANES[i]->create(t);
+        t->pane_class[i] = tui_pane_class(i);
+    for (int i = 0; i < PANE_COUNT; i++)
+        t->pane_state[i] = t->pane_class[i]->create(t);
     t->focus = PANE_GRAPH;
     update_nan_seen(t);
     int cur = tui_current_node(t);
@@ -640,7 +540,7 @@ void tui_free(Tui *t)
         return;
     for (int i = 0; i < PANE_COUNT; i++)
         if (t->pane_state[i])
-            PANES[i]->destroy(t->pane_state[i]);
+            t->pane_class[i]->destroy(t->pane_state[i]);
     console_log_free(&t->log);
     for (int i = 0; i < t->nhistory; i++)
         free(t->history[i]);

@@ -17,11 +17,13 @@
 ** Smaller than that, or zoomed (z), the focused pane alone fills the
 ** screen above the status line.
 */
-#include "tui_int.h"
+#include "tui.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "tui_int.h"
 
 #define MIN_FULL_ROWS 24
 #define MIN_FULL_COLS 80
@@ -64,7 +66,7 @@ static void draw_pane(Tui *t, Canvas *screen, int id)
     const PaneRect *r = &t->rects[id];
     if (r->rows <= 0 || r->cols <= 0)
         return;
-    const PaneClass *pc = tui_pane_class(id);
+    const PaneClass *pc = t->pane_class[id];
     bool focused = id == t->focus;
     Canvas title = canvas_sub(screen, r->top, r->left, 1, r->cols);
     Style ts = focused ? ST_TITLE_FOCUS : ST_TITLE;

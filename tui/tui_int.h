@@ -1,19 +1,21 @@
 /*
-** tui_int.h -- the TUI's insides: the application state every pane reads,
-** and the interface a pane implements.
+** tui_int.h -- the TUI's insides: the state every pane reads, the
+** interface a pane implements, and the functions a pane may call.
 **
-** The screen manager (tui.c) owns the Tui, lays the panes out, draws their
-** title rows and the status line, routes keys and clicks, and runs
-** commands through the same command table as batch mode (cmd.h); screen.c
-** is the only file that talks to curses.  Each pane is one file
+** The screen manager (tui.c, tui_draw.c) owns the Tui, lays the panes out,
+** draws their title rows and the status line, routes keys and clicks, and
+** runs commands through the same command table as batch mode (cmd.h);
+** screen.c is the only file that talks to curses.  Each pane is one file
 ** (pane_graph.c, pane_source.c, pane_inspector.c, pane_shapes.c,
-** pane_profile.c, pane_console.c) exporting a PaneClass; it draws its
-** content into the Canvas it is given and keeps its own state (scroll
-** position, folds) in the object its create() returns.
+** pane_profile.c, pane_console.c) exporting a PaneClass (panes.h lists
+** them); it draws its content into the Canvas it is given and keeps its
+** own state (scroll position, folds) in the object its create() returns.
 **
-** Panes never run the program themselves: to act they call tui_command()
-** (a command line, echoed in the console as if typed) or the tui_select_*
-** functions below.
+** Calls go one way: the manager calls the panes, and the panes call only
+** the functions declared below (tui_state.c), never the manager.  A pane
+** acts by changing the selection or the inspected value (every pane hears
+** of it through its changed()), or by leaving a note on the status line;
+** running the program is the manager's job (tui_command, tui.h).
 */
 #ifndef EP_TUI_INT_H
 #define EP_TUI_INT_H
@@ -54,9 +56,6 @@ typedef struct PaneClass {
     /* The run moved or the selection changed (may be NULL): drop caches. */
     void (*changed)(Tui *t, void *state);
 } PaneClass;
-
-extern const PaneClass PANE_GRAPH_CLASS, PANE_SOURCE_CLASS, PANE_INSPECTOR_CLASS, PANE_SHAPES_CLASS,
-    PANE_PROFILE_CLASS, PANE_CONSOLE_CLASS;
 
 /* The console's log: command lines and their output, oldest first. */
 typedef struct ConsoleLog {
@@ -99,6 +98,7 @@ struct Tui {
     unsigned char *nan_seen; /* per node: its output had NaN/Inf when it last ran */
     int nnodes;
 
+    const PaneClass *pane_class[PANE_COUNT]; /* the pane table (panes.h), copied by tui_new */
     void *pane_state[PANE_COUNT];
     int focus;              /* a PaneId */
     bool zoomed;            /* the focused pane fills the screen */
@@ -131,17 +131,17 @@ struct Tui {
     void *present_ctx;
 };
 
-/* ---- for panes ------------------------------------------------------------------ */
+/* ---- for panes (tui_state.c) ------------------------------------------------------ */
 
-/* Run a command line as if typed at the prompt (echoed in the console with
-** its output), then refresh everything.  Returns its status. */
-EpStatus tui_command(Tui *t, const char *line);
 /* Select node i in the graph: the source and inspector panes follow. */
 void tui_select_node(Tui *t, int node);
 /* Show value name in the inspector (NULL: the selected node's output). */
 void tui_inspect(Tui *t, const char *name);
 /* A note on the status line until the next key. */
 void tui_note(Tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Tell every pane the run moved or the selection changed (their
+** changed()); tui_select_node and tui_inspect do it themselves. */
+void tui_panes_changed(Tui *t);
 
 /* The node the run is at (the next to run; the last one stopped after), -1
 ** before any run. */
@@ -151,24 +151,9 @@ bool tui_node_done(const Tui *t, int node);
 /* Whether an enabled breakpoint covers node (location only). */
 bool tui_node_has_break(const Tui *t, int node);
 
-/* The lines of the console log (for pane_console.c). */
+/* The lines of the console log: the manager adds command lines and their
+** output, the console pane shows them. */
 void console_log_add(ConsoleLog *log, const char *text, Style st);
 void console_log_free(ConsoleLog *log);
-
-/* A TUI over session s (borrowed; inputs bound or the binding failure as
-** its stop, which opens a dialog).  source_dirs are borrowed. */
-Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs, int nsource_dirs, bool color);
-void tui_free(Tui *t); /* NULL ok; the session stays the caller's */
-/* Open a message box (Enter or Esc closes it). */
-void tui_dialog(Tui *t, const char *text);
-/* A click at screen position (row, col): focus that pane, pass it on. */
-void tui_click(Tui *t, int row, int col);
-const PaneClass *tui_pane_class(int id);
-
-/* Draw the whole screen into g (what screen.c copies to the terminal, and
-** what headless tests read). */
-void tui_render(Tui *t, Grid *g);
-/* Handle one key (as from the terminal). */
-void tui_key(Tui *t, int key);
 
 #endif

@@ -4,13 +4,14 @@
 ** command runs stops the run at the next node (the session's interrupt),
 ** not the program.
 */
-#include "cli/cli.h"
+#include "tui.h"
 
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "keys.h"
 #include "screen.h"
 #include "tui_int.h"
 
@@ -45,13 +46,13 @@ static void present(Tui *t)
     screen_show(l->screen, &l->grid, t->cursor_row, t->cursor_col);
 }
 
-int tui_main(const DebugArgs *a, Session *s, const char *note)
+int tui_main(Session *s, const TuiOptions *opt)
 {
     const char *no_color = getenv("NO_COLOR");
-    bool color = !a->no_color && !(no_color && no_color[0]);
-    Tui *t = tui_new(s, a->path, (const char *const *)a->source_dirs, a->nsource_dirs, color);
-    if (note)
-        tui_dialog(t, note);
+    bool color = opt->color && !(no_color && no_color[0]);
+    Tui *t = tui_new(s, opt->model_path, opt->source_dirs, opt->nsource_dirs, color);
+    if (opt->note)
+        tui_dialog(t, opt->note);
     const char *home = getenv("HOME");
     if (home && home[0]) {
         char *rc = ep_xasprintf("%s/.epdbgrc", home);

@@ -1,0 +1,120 @@
+/*
+** tui_state.c -- what the panes share and may change: the node the run is
+** at, the selection, the value being inspected, breakpoint and progress
+** queries, the status-line note, and the console log (tui_int.h).
+**
+** The panes call into this file and the screen manager (tui.c) calls the
+** panes, so calls go one way only.  When the selection changes every pane
+** hears of it through the classes the manager put in t->pane_class: this
+** file names no pane.
+*/
+#include "tui_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- what the panes read --------------------------------------------------------- */
+
+int tui_current_node(const Tui *t)
+{
+    const Interp *ip = session_interp(t->s);
+    if (!interp_bound(ip) || t->nnodes == 0)
+        return -1;
+    const Stop *st = session_last_stop(t->s);
+    if (st->after && st->node >= 0 && st->node < t->nnodes)
+        return st->node;
+    int pc = interp_pc(ip);
+    return pc < t->nnodes ? pc : t->nnodes - 1;
+}
+
+bool tui_node_done(const Tui *t, int node)
+{
+    const Interp *ip = session_interp(t->s);
+    return interp_bound(ip) && node < interp_pc(ip);
+}
+
+bool tui_node_has_break(const Tui *t, int node)
+{
+    for (int i = 0; i < session_num_breakpoints(t->s); i++) {
+        const Breakpoint *b = session_breakpoint(t->s, i);
+        if (b->enabled && b->at && node >= 0 && node < t->nnodes && b->at[node])
+            return true;
+    }
+    return false;
+}
+
+/* ---- what the panes change ------------------------------------------------------- */
+
+void tui_note(Tui *t, const char *fmt, ...)
+{
+    char buf[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(buf, sizeof buf, fmt, ap);
+    va_end(ap);
+    free(t->status_note);
+    t->status_note = ep_xstrdup(buf);
+}
+
+void tui_panes_changed(Tui *t)
+{
+    for (int i = 0; i < PANE_COUNT; i++)
+        if (t->pane_class[i] && t->pane_class[i]->changed)
+            t->pane_class[i]->changed(t, t->pane_state[i]);
+}
+
+void tui_select_node(Tui *t, int node)
+{
+    if (node < 0 || node >= t->nnodes)
+        return;
+    if (node != t->selected) {
+        t->selected = node;
+        free(t->inspect);
+        t->inspect = NULL;
+        t->cmd.frame = -1;
+    }
+    tui_panes_changed(t);
+}
+
+void tui_inspect(Tui *t, const char *name)
+{
+    free(t->inspect);
+    t->inspect = name ? ep_xstrdup(name) : NULL;
+    tui_panes_changed(t);
+}
+
+/* ---- the console log ------------------------------------------------------------ */
+
+#define LOG_MAX_LINES 5000
+
+void console_log_add(ConsoleLog *log, const char *text, Style st)
+{
+    if (log->n == LOG_MAX_LINES) {
+        /* drop the oldest tenth at once, so adding stays cheap */
+        int drop = LOG_MAX_LINES / 10;
+        for (int i = 0; i < drop; i++)
+            free(log->lines[i]);
+        memmove(log->lines, log->lines + drop, (size_t)(log->n - drop) * sizeof *log->lines);
+        memmove(log->styles, log->styles + drop, (size_t)(log->n - drop) * sizeof *log->styles);
+        log->n -= drop;
+    }
+    if (log->n == log->cap) {
+        log->cap = log->cap ? 2 * log->cap : 256;
+        log->lines = ep_xrealloc(log->lines, (size_t)log->cap * sizeof *log->lines);
+        log->styles = ep_xrealloc(log->styles, (size_t)log->cap * sizeof *log->styles);
+    }
+    log->lines[log->n] = ep_xstrdup(text);
+    log->styles[log->n++] = st;
+}
+
+void console_log_free(ConsoleLog *log)
+{
+    for (int i = 0; i < log->n; i++)
+        free(log->lines[i]);
+    free(log->lines);
+    free(log->styles);
+    free(log->partial);
+    memset(log, 0, sizeof *log);
+}
