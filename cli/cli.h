@@ -71,7 +71,4 @@ int debug_session_open(const DebugArgs *a, Session **out, char **note);
 ** it): returns the exit code (0, or 1 when the terminal cannot be used). */
 int tui_main(const DebugArgs *a, Session *s, const char *note);
 
-/* "float32[2, 3]  min -1.25  max 3  mean 0.1" for a tensor, "int 7" ... */
-char *describe_value_stats(const Value *v);
-
 #endif

@@ -7,7 +7,7 @@
 */
 #include "cmd.h"
 
-#include "cli/cli.h"
+#include "format.h"
 
 #include <ctype.h>
 #include <stdarg.h>
@@ -279,7 +279,7 @@ static void report_outputs(CmdCtx *c)
     for (int i = 0; i < n; i++) {
         const Value *v = interp_user_output(ip, i);
         const char *name = interp_user_output_name(ip, i);
-        char *d = v ? describe_value_stats(v) : ep_xstrdup("(none)");
+        char *d = v ? format_value_stats(v) : ep_xstrdup("(none)");
         out_printf(c->out, "  out%d %s: %s\n", i, name ? name : "(literal)", d);
         free(d);
     }
