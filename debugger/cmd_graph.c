@@ -2,7 +2,7 @@
 ** cmd_graph.c -- what the program is and where its shapes stand: info
 ** node, info args, info shapes, info symbols, info signature, info graph.
 */
-#include "cmd.h"
+#include "cmd_int.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
