@@ -75,7 +75,4 @@ void debug_args_free(DebugArgs *a);
 ** a new string, or NULL). */
 int debug_session_open(const DebugArgs *a, Session **out, char **note);
 
-/* "float32[2, 3]  min -1.25  max 3  mean 0.1" for a tensor, "int 7" ... */
-char *describe_value_stats(const Value *v);
-
 #endif

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 
 #include "interp/npy.h"
+#include "debugger/format.h"
 #include "debugger/numerics.h"
 #include "debugger/record.h"
 
@@ -178,7 +179,7 @@ int cli_run(int argc, char **argv)
         rc = make_dirs(out_dir, &err);
     for (int i = 0; rc == EP_OK && i < interp_num_user_outputs(ip); i++) {
         const Value *v = interp_user_output(ip, i);
-        char *d = describe_value_stats(v);
+        char *d = format_value_stats(v);
         const char *name = interp_user_output_name(ip, i);
         printf("out%d %s: %s\n", i, name ? name : "(literal)", d);
         free(d);

@@ -6,23 +6,15 @@
 ** the same words.
 **
 ** Command groups live one per file (cmd_run.c, cmd_break.c, cmd_inspect.c,
-** cmd_source.c, cmd_numerics.c, ...), each exporting a CommandGroup that
-** cmd.c lists.
+** cmd_graph.c, cmd_source.c, cmd_numerics.c), each exporting a
+** CommandGroup that cmd.c lists; what the group files share is in
+** cmd_int.h, the output sink in out.h.
 */
 #ifndef EP_CMD_H
 #define EP_CMD_H
 
+#include "out.h"
 #include "session.h"
-
-/* Where command output goes. */
-typedef struct Out {
-    void (*write)(void *ctx, const char *text, size_t len);
-    void *ctx;
-} Out;
-
-void out_write(Out *o, const char *text, size_t len);
-void out_puts(Out *o, const char *text); /* no newline added */
-void out_printf(Out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* The state a front end keeps across commands. */
 typedef struct CmdCtx {
@@ -73,35 +65,10 @@ int cmd_names(bool info, const char **names, int max);
 /* Look a command up by exact name, alias or unique prefix. */
 const Command *cmd_find(const char *name, EpError *err);
 
-/* Print where the last stop left the run (one line, the source line of the
-** node, then the displays), as after every moving command. */
-void cmd_report_stop(CmdCtx *c);
-
-/* One-line description of node i: "#3 'relu' (aten.relu.default) at
-** mlp.py:21 in forward [fc1]". */
-char *cmd_node_line(const Session *s, int i);
-
-/* Print a print-expression ("x", "linear[0, :5]", "linear.shape") as
-** `print` does, with hex element bits for print/x (cmd_inspect.c). */
-EpStatus cmd_print_expr(CmdCtx *c, const char *expr, bool hex, EpError *err);
-
 /* The text of a source file named in a stack trace (new string), found as
 ** given or under the --source-dirs by its trailing path components; the
-** path used goes to used.  NULL when it is nowhere readable. */
+** path used goes to used.  NULL when it is nowhere readable
+** (cmd_source.c; the TUI's source pane reads files the same way). */
 char *cmd_read_source(CmdCtx *c, const char *file, char *used, size_t cap);
-
-/* Argument helpers. */
-/* The next whitespace-separated word of *args into buf; false if none. */
-bool cmd_word(const char **args, char *buf, size_t cap);
-/* An optional count argument: the whole of args as a positive integer, or
-** dflt when empty. */
-EpStatus cmd_count(const char *args, int dflt, int *out, EpError *err);
-/* A node named by args (name, #N, unique prefix). */
-EpStatus cmd_node_arg(CmdCtx *c, const char *args, int *node, EpError *err);
-/* The node the user is looking at: the one a stop reported after it ran,
-** else the next to run (the last one at the end); -1 in an empty graph. */
-int cmd_current_node(CmdCtx *c);
-/* The node named by args, or the current node when args is empty. */
-EpStatus cmd_node_or_current(CmdCtx *c, const char *args, int *node, EpError *err);
 
 #endif

@@ -2,7 +2,7 @@
 ** cmd_break.c -- breakpoints and watches: break, tbreak, catch nan,
 ** delete, disable, enable, watch, info breakpoints, info watchpoints.
 */
-#include "cmd.h"
+#include "cmd_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

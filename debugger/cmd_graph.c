@@ -2,7 +2,7 @@
 ** cmd_graph.c -- what the program is and where its shapes stand: info
 ** node, info args, info shapes, info symbols, info signature, info graph.
 */
-#include "cmd.h"
+#include "cmd_int.h"
 
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
+#include "format.h"
 
 /* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
 static char *recorded_type(const Interp *ip, const char *name)
@@ -27,7 +27,7 @@ static void print_ref(CmdCtx *c, const char *indent, const char *label, const ch
         out_printf(c->out, "%s%s%s (not computed)\n", indent, label, name);
         return;
     }
-    char *d = describe_value_stats(v);
+    char *d = format_value_stats(v);
     out_printf(c->out, "%s%s%s: %s\n", indent, label, name, d);
     free(d);
 }
@@ -72,7 +72,7 @@ static void print_outputs(CmdCtx *c, int node)
             out_printf(c->out, "    %s: %s(not computed)\n", name, label);
             continue;
         }
-        char *d = describe_value_stats(v);
+        char *d = format_value_stats(v);
         out_printf(c->out, "    %s: %s%s\n", name, label, d);
         free(d);
     }
@@ -155,7 +155,7 @@ static void print_shape_line(CmdCtx *c, const char *label, const char *name, int
         char shape[480];
         snprintf(now, sizeof now, "%s%s", dtype_name(v->t->dtype), shape_str(v->t->ndim, v->t->sizes, shape, sizeof shape));
     } else if (v) {
-        char *d = describe_value_stats(v);
+        char *d = format_value_stats(v);
         snprintf(now, sizeof now, "%s", d);
         free(d);
     }

@@ -7,7 +7,7 @@
 ** NAME[INDEX].shape, where NAME is a graph value (node output, placeholder,
 ** node name) or a parameter/buffer FQN, which may itself contain dots.
 */
-#include "cmd.h"
+#include "cmd_int.h"
 
 #include <ctype.h>
 #include <stdio.h>

@@ -5,7 +5,7 @@
 ** program with the session's inputs, so the session's position, values and
 ** weights stay as they were.
 */
-#include "cmd.h"
+#include "cmd_int.h"
 
 #include <stdlib.h>
 #include <string.h>

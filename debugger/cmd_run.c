@@ -1,21 +1,113 @@
 /*
 ** cmd_run.c -- the commands that move the run: run, restart, step, next,
 ** finish, continue, until, goto, the reverse ones, and where.  Each calls
-** the session and then prints where it stopped (cmd_report_stop).
+** the session and then prints where it stopped (report_stop), with the
+** displays printed through cmd_inspect.c.
 */
-#include "cmd.h"
-
-#include "record.h"
+#include "cmd_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "format.h"
+#include "record.h"
+
+/* ---- the stop report ------------------------------------------------------------ */
+
+/* The source line of the innermost frame, as `list` would show it. */
+static void report_code(CmdCtx *c, int node)
+{
+    const NodeInfo *ni = session_node_info(c->s, node);
+    if (ni->nframes == 0 || !ni->frames[ni->nframes - 1].code)
+        return;
+    const SourceFrame *f = &ni->frames[ni->nframes - 1];
+    out_printf(c->out, "%-7d %s\n", f->line, f->code);
+}
+
+static void report_outputs(CmdCtx *c)
+{
+    const Interp *ip = session_interp(c->s);
+    int n = interp_num_user_outputs(ip);
+    out_printf(c->out, "The program finished: %d output%s.\n", n, n == 1 ? "" : "s");
+    for (int i = 0; i < n; i++) {
+        const Value *v = interp_user_output(ip, i);
+        const char *name = interp_user_output_name(ip, i);
+        char *d = v ? format_value_stats(v) : ep_xstrdup("(none)");
+        out_printf(c->out, "  out%d %s: %s\n", i, name ? name : "(literal)", d);
+        free(d);
+    }
+}
+
+/* Where the last stop left the run: one line naming the node, the stop's
+** detail, the node's source line, then the displays. */
+static void report_stop(CmdCtx *c)
+{
+    const Stop *st = session_last_stop(c->s);
+    c->frame = -1;
+    char *line = st->node >= 0 && st->node < session_num_nodes(c->s) ? cmd_node_line(c->s, st->node) : NULL;
+    const char *when = st->after ? "after" : "at";
+    switch (st->kind) {
+    case STOP_NONE:
+        break;
+    case STOP_START:
+        if (line)
+            out_printf(c->out, "Started: %s %s\n", when, line);
+        break;
+    case STOP_STEP:
+    case STOP_BACK_START:
+        if (line)
+            out_printf(c->out, "%s%s %s\n", st->kind == STOP_BACK_START ? "Back at the start: " : "", when, line);
+        break;
+    case STOP_BREAKPOINT:
+        out_printf(c->out, "Breakpoint %d, %s %s\n", st->breakpoint, when, line ? line : "?");
+        break;
+    case STOP_NAN:
+        out_printf(c->out, "Caught a non-finite value (breakpoint %d) %s %s\n", st->breakpoint, when,
+                   line ? line : "?");
+        break;
+    case STOP_WATCH:
+        out_printf(c->out, "Watchpoint %d, %s %s\n", st->breakpoint, when, line ? line : "?");
+        break;
+    case STOP_INTERRUPT:
+        out_printf(c->out, "Interrupted %s %s\n", when, line ? line : "?");
+        break;
+    case STOP_ERROR:
+        if (line)
+            out_printf(c->out, "Error %s %s\n", when, line);
+        else
+            out_puts(c->out, "The inputs do not satisfy the program:\n");
+        break;
+    case STOP_END:
+        report_outputs(c);
+        break;
+    }
+    if (st->detail && st->detail[0] && st->kind != STOP_END) {
+        size_t n = strlen(st->detail);
+        out_printf(c->out, "%s%s", st->detail, st->detail[n - 1] == '\n' ? "" : "\n");
+    }
+    if (line)
+        report_code(c, st->node);
+    free(line);
+    c->list_node = -1; /* `list` starts over around the new position */
+    for (int i = 0; i < session_num_displays(c->s); i++) {
+        int id;
+        const char *expr = session_display(c->s, i, &id);
+        out_printf(c->out, "%d: %s = ", id, expr);
+        EpError err = {0};
+        if (cmd_print_expr(c, expr, false, &err))
+            out_printf(c->out, "<%s>\n", err.msg);
+    }
+}
+
+/* ---- the commands --------------------------------------------------------------- */
+
+
 /* After a moving command: the stop report, or the command's own error. */
 static EpStatus moved(CmdCtx *c, EpStatus rc)
 {
     if (rc == EP_OK)
-        cmd_report_stop(c);
+        report_stop(c);
     return rc;
 }
 

@@ -6,7 +6,7 @@
 ** Frames are numbered as gdb does: #0 is the innermost (the line that
 ** called the op), higher numbers are its callers.
 */
-#include "cmd.h"
+#include "cmd_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -11,6 +11,10 @@
 ** and bfloat16 print through float32 (exact), as torch does, and every
 ** float goes through C's printf, whose %.Nf / %.Ne round exactly like
 ** Python's format().
+**
+** format_value_stats summarises instead of printing: a tensor's dtype,
+** shape and element statistics on one line, for the end-of-run report,
+** the graph commands, the TUI's inspector and `epdbg run`.
 */
 #include "format.h"
 
@@ -633,5 +637,64 @@ char *format_value(const Value *v, const PrintOptions *po)
     StrBuf sb;
     sb_init(&sb);
     append_value(&sb, v, po ? po : &PRINT_OPTIONS_DEFAULT, 0);
+    return sb_take(&sb);
+}
+
+/* ---- one-line summaries ---------------------------------------------------------- */
+
+char *format_value_stats(const Value *v)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    char shape[512];
+    switch (v->kind) {
+    case V_TENSOR: {
+        const Tensor *t = v->t;
+        sb_printf(&sb, "%s%s", dtype_name(t->dtype), shape_str(t->ndim, t->sizes, shape, sizeof shape));
+        int64_t n = tensor_numel(t);
+        if (n == 0) {
+            sb_append(&sb, "  (empty)");
+            break;
+        }
+        double mn = INFINITY, mx = -INFINITY, sum = 0;
+        int64_t nan = 0, inf = 0;
+        for (int64_t i = 0; i < n; i++) {
+            double x = tensor_get_f64(t, i);
+            if (isnan(x)) {
+                nan++;
+                continue;
+            }
+            if (isinf(x))
+                inf++;
+            if (x < mn)
+                mn = x;
+            if (x > mx)
+                mx = x;
+            sum += x;
+        }
+        if (nan == n) {
+            sb_append(&sb, "  all NaN");
+            break;
+        }
+        if (t->dtype == DT_BOOL)
+            sb_printf(&sb, "  true %lld of %lld", (long long)sum, (long long)n);
+        else
+            sb_printf(&sb, "  min %.6g  max %.6g  mean %.6g", mn, mx, nan ? NAN : sum / (double)n);
+        if (nan)
+            sb_printf(&sb, "  NaN %lld", (long long)nan);
+        if (inf)
+            sb_printf(&sb, "  inf %lld", (long long)inf);
+        break;
+    }
+    case V_INT: sb_printf(&sb, "int %lld", (long long)v->i); break;
+    case V_FLOAT: sb_printf(&sb, "float %.9g", v->f); break;
+    case V_BOOL: sb_printf(&sb, "bool %s", v->b ? "True" : "False"); break;
+    default: {
+        char *d = value_describe(v);
+        sb_append(&sb, d);
+        free(d);
+        break;
+    }
+    }
     return sb_take(&sb);
 }

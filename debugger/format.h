@@ -41,4 +41,12 @@ char *format_tensor(const Tensor *t, const PrintOptions *po);
 ** and bools 0x01/0x00.  po NULL: defaults.  New string, caller frees. */
 char *format_value(const Value *v, const PrintOptions *po);
 
+/* One line that summarises a value rather than printing it: for a tensor
+** its dtype, shape and statistics over every element ("float32[2, 3]  min
+** -1.25  max 3  mean 0.1"; "  (empty)", "  all NaN", "  true 3 of 4" for
+** bool, "  NaN N" / "  inf N" counts when there are any), "int 7",
+** "float 0.5", "bool True", and value_describe's text for anything else.
+** Reads every element: O(numel).  New string, caller frees. */
+char *format_value_stats(const Value *v);
+
 #endif

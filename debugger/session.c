@@ -1,7 +1,8 @@
 /*
-** session.c -- the debugger session: opening, node provenance, the
-** stepping commands with their stop checks, watches and displays.
-** Breakpoints are in session_break.c, conditions in session_cond.c.
+** session.c -- the debugger session: opening, the stepping commands with
+** their stop checks, watches and displays.  Breakpoints are in
+** session_break.c, conditions in session_cond.c, what is known about each
+** node (module scope, stack trace, name lookups) in node_table.c.
 */
 #include "session_int.h"
 
@@ -12,32 +13,6 @@
 #include <time.h>
 
 /* ---- opening ---------------------------------------------------------------- */
-
-static void node_info_build(Session *s)
-{
-    int n = interp_num_nodes(s->ip);
-    s->info = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->info);
-    s->node_seconds = ep_xmalloc((size_t)(n ? n : 1) * sizeof *s->node_seconds);
-    for (int i = 0; i < n; i++)
-        s->node_seconds[i] = -1;
-    for (int i = 0; i < n; i++) {
-        const Node *node = interp_node(s->ip, i);
-        NodeInfo *ni = &s->info[i];
-        ModuleScope *scopes;
-        int ns = module_scopes_parse(node->meta.nn_module_stack, &scopes);
-        if (ns > 0) {
-            ni->module_path = module_path_clean(scopes[ns - 1].path);
-            ni->module_type = ep_xstrdup(scopes[ns - 1].type);
-            /* the root module (path "") is not a level of nesting */
-            ni->depth = ns - (scopes[0].path[0] == '\0' ? 1 : 0);
-        } else {
-            ni->module_path = ep_xstrdup("");
-            ni->module_type = ep_xstrdup("");
-        }
-        module_scopes_free(scopes, ns);
-        ni->nframes = source_frames_parse(node->meta.stack_trace, &ni->frames);
-    }
-}
 
 static void set_inputs(Session *s, const Value *inputs, int n)
 {
@@ -92,7 +67,11 @@ Session *session_open(const SessionOptions *opt, EpError *err)
         session_free(s);
         return NULL;
     }
-    node_info_build(s);
+    s->nodes = node_table_new(s->ip);
+    int n = interp_num_nodes(s->ip);
+    s->node_seconds = ep_xmalloc((size_t)(n ? n : 1) * sizeof *s->node_seconds);
+    for (int i = 0; i < n; i++)
+        s->node_seconds[i] = -1;
     stop_set(s, STOP_NONE, -1, false);
     return s;
 }
@@ -117,12 +96,7 @@ void session_free(Session *s)
     free(s->displays);
     free(s->display_ids);
     free(s->node_seconds);
-    for (int i = 0; s->info && i < interp_num_nodes(s->ip); i++) {
-        free(s->info[i].module_path);
-        free(s->info[i].module_type);
-        source_frames_free(s->info[i].frames, s->info[i].nframes);
-    }
-    free(s->info);
+    node_table_free(s->nodes);
     for (int i = 0; i < s->ninputs; i++)
         value_clear(&s->inputs[i]);
     free(s->inputs);
@@ -135,7 +109,7 @@ Model *session_model(const Session *s) { return s->model; }
 Interp *session_interp(const Session *s) { return s->ip; }
 int session_num_nodes(const Session *s) { return interp_num_nodes(s->ip); }
 const Stop *session_last_stop(const Session *s) { return &s->stop; }
-const NodeInfo *session_node_info(const Session *s, int node) { return &s->info[node]; }
+const NodeInfo *session_node_info(const Session *s, int node) { return node_table_info(s->nodes, node); }
 
 void session_interrupt(Session *s)
 {
@@ -144,76 +118,15 @@ void session_interrupt(Session *s)
 
 int session_find_node(const Session *s, const char *name, EpError *err)
 {
-    int n = interp_num_nodes(s->ip);
-    if (name[0] == '#') {
-        char *end;
-        long i = strtol(name + 1, &end, 10);
-        if (*end || end == name + 1 || i < 0 || i >= n) {
-            ep_fail(err, EP_ERR_USAGE, "no node %s (the graph has nodes #0 to #%d)", name, n - 1);
-            return -1;
-        }
-        return (int)i;
-    }
-    int found = -1, matches = 0;
-    size_t len = strlen(name);
-    for (int i = 0; i < n; i++) {
-        const char *nn = interp_node(s->ip, i)->name;
-        if (strcmp(nn, name) == 0)
-            return i;
-        if (strncmp(nn, name, len) == 0) {
-            found = i;
-            matches++;
-        }
-    }
-    /* a value name that a node defines (an output other than its first) */
-    for (int i = 0; i < n; i++)
-        for (int k = 0; k < interp_node_num_outputs(s->ip, i); k++)
-            if (strcmp(interp_node_output_name(s->ip, i, k), name) == 0)
-                return i;
-    if (matches == 1)
-        return found;
-    if (matches > 1)
-        ep_fail(err, EP_ERR_USAGE, "'%s' is ambiguous: %d nodes start with it", name, matches);
-    else
-        ep_fail(err, EP_ERR_USAGE, "no node named '%s' (`info graph` lists them)", name);
-    return -1;
+    return node_table_find(s->nodes, name, err);
 }
 
 /* ---- values ---------------------------------------------------------------- */
 
-/* The graph name (placeholder or node output) behind a user's name: the
-** name itself, a parameter/buffer/constant FQN, or a node's name for its
-** first output.  *node is the node defining it (-1 for a placeholder). */
-static const char *graph_name_of(const Session *s, const char *name, int *node)
-{
-    *node = -1;
-    const ExportedProgram *ep = interp_program(s->ip);
-    for (int i = 0; i < ep->ninput_specs; i++) {
-        const char *ph = ep->graph.inputs[i].ref;
-        if (ph && strcmp(ph, name) == 0)
-            return ph;
-    }
-    for (int i = 0; i < interp_num_nodes(s->ip); i++)
-        for (int k = 0; k < interp_node_num_outputs(s->ip, i); k++)
-            if (strcmp(interp_node_output_name(s->ip, i, k), name) == 0) {
-                *node = i;
-                return interp_node_output_name(s->ip, i, k);
-            }
-    for (int i = 0; i < ep->ninput_specs; i++)
-        if (ep->input_specs[i].target && strcmp(ep->input_specs[i].target, name) == 0 && ep->graph.inputs[i].ref)
-            return ep->graph.inputs[i].ref;
-    for (int i = 0; i < interp_num_nodes(s->ip); i++)
-        if (strcmp(interp_node(s->ip, i)->name, name) == 0) {
-            *node = i;
-            return interp_node_output_name(s->ip, i, 0);
-        }
-    return NULL;
-}
-
 const Value *session_value(const Session *s, const char *name, EpError *err)
 {
     int node;
-    const char *g = graph_name_of(s, name, &node);
+    const char *g = node_table_graph_name(s->nodes, name, &node);
     if (!g) {
         ep_fail(err, EP_ERR_USAGE, "no value named '%s' (`info graph` lists nodes, `info signature` inputs)", name);
         return NULL;
@@ -232,7 +145,7 @@ const Value *session_value(const Session *s, const char *name, EpError *err)
 EpStatus session_set_value(Session *s, const char *name, Value v, EpError *err)
 {
     int node;
-    const char *g = graph_name_of(s, name, &node);
+    const char *g = node_table_graph_name(s->nodes, name, &node);
     if (!g || !interp_value(s->ip, g)) {
         value_clear(&v);
         session_value(s, name, err); /* says why */
@@ -597,7 +510,7 @@ EpStatus session_step(Session *s, int n, EpError *err)
 static bool goal_depth(Session *s, int executed, const void *ctx)
 {
     (void)executed;
-    return s->info[interp_pc(s->ip)].depth <= *(const int *)ctx;
+    return session_node_info(s, interp_pc(s->ip))->depth <= *(const int *)ctx;
 }
 
 EpStatus session_next(Session *s, int n, EpError *err)
@@ -606,7 +519,7 @@ EpStatus session_next(Session *s, int n, EpError *err)
         EpStatus rc = need_bound(s, err);
         if (rc)
             return k > 0 ? EP_OK : rc;
-        int depth = s->info[interp_pc(s->ip)].depth;
+        int depth = session_node_info(s, interp_pc(s->ip))->depth;
         rc = drive(s, goal_depth, &depth, true);
         if (rc || s->stop.kind != STOP_STEP)
             return rc;
@@ -624,7 +537,7 @@ static bool within(const char *p, const char *scope)
 static bool goal_leave_scope(Session *s, int executed, const void *ctx)
 {
     (void)executed;
-    return !within(s->info[interp_pc(s->ip)].module_path, (const char *)ctx);
+    return !within(session_node_info(s, interp_pc(s->ip))->module_path, (const char *)ctx);
 }
 
 EpStatus session_finish(Session *s, EpError *err)
@@ -632,10 +545,10 @@ EpStatus session_finish(Session *s, EpError *err)
     EpStatus rc = need_bound(s, err);
     if (rc)
         return rc;
-    if (s->info[interp_pc(s->ip)].module_path[0] == '\0')
+    if (session_node_info(s, interp_pc(s->ip))->module_path[0] == '\0')
         return ep_fail(err, EP_ERR_USAGE, "finish: node #%d is in the top-level module, not inside a module call "
                                           "(use continue or until)", interp_pc(s->ip));
-    char *scope = ep_xstrdup(s->info[interp_pc(s->ip)].module_path);
+    char *scope = ep_xstrdup(session_node_info(s, interp_pc(s->ip))->module_path);
     rc = drive(s, goal_leave_scope, scope, true);
     free(scope);
     return rc;

@@ -4,7 +4,7 @@
 ** with, breakpoints, watches and displays, and the stepping commands that
 ** move through the graph and report why they stopped.
 **
-** The session knows nothing of terminals: the command layer (tui/cmd*.c)
+** The session knows nothing of terminals: the command layer (cmd*.c)
 ** turns text into these calls and the results into text, for the TUI and
 ** batch mode alike.
 **
@@ -20,6 +20,7 @@
 
 #include "interp/interp.h"
 #include "interp/srcinfo.h"
+#include "node_table.h"
 
 typedef struct Session Session;
 typedef struct BpCond BpCond;
@@ -51,17 +52,11 @@ void session_set_inputs(Session *s, const Value *inputs, int n);
 
 /* ---- where nodes come from -------------------------------------------- */
 
-typedef struct NodeInfo {
-    char *module_path;   /* innermost nn.Module, dotted ("" at the top) */
-    char *module_type;   /* its class ("torch.nn.modules.linear.Linear") */
-    int depth;           /* how many module scopes enclose the node */
-    SourceFrame *frames; /* the Python stack trace, outermost first */
-    int nframes;
-} NodeInfo;
-
+/* The session's node table (node_table.h): node 0 <= node <
+** session_num_nodes(s). */
 const NodeInfo *session_node_info(const Session *s, int node);
-/* A node by name, by "#N" (its index) or by unique prefix of its name; -1 if
-** none (err says why: unknown or ambiguous). */
+/* A node by name, by "#N" (its index), by a value it defines or by unique
+** prefix of its name; -1 if none (err says why: unknown or ambiguous). */
 int session_find_node(const Session *s, const char *name, EpError *err);
 
 /* ---- stopping ----------------------------------------------------------- */

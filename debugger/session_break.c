@@ -69,7 +69,7 @@ static EpStatus match_regex(Session *s, Breakpoint *b, const char *pattern, EpEr
                        (size_t)offset);
     }
     pcre2_match_data *md = pcre2_match_data_create_from_pattern(re, NULL);
-    int n = session_num_nodes(s);
+    int n = node_table_count(s->nodes);
     for (int i = 0; i < n; i++) {
         const Node *node = interp_node(s->ip, i);
         const char *subjects[2] = {node->name, op_short_target(node->target)};
@@ -86,8 +86,8 @@ static void match_source(Session *s, Breakpoint *b, const char *file, const char
     char *end;
     long line = strtol(what, &end, 10);
     bool by_line = *what && !*end;
-    for (int i = 0; i < session_num_nodes(s); i++) {
-        const NodeInfo *ni = session_node_info(s, i);
+    for (int i = 0; i < node_table_count(s->nodes); i++) {
+        const NodeInfo *ni = node_table_info(s->nodes, i);
         for (int f = 0; f < ni->nframes && !b->at[i]; f++) {
             const SourceFrame *fr = &ni->frames[f];
             if (!file_matches(fr->file, file))
@@ -103,8 +103,8 @@ static void match_module(Session *s, Breakpoint *b, const char *path)
 {
     size_t n = strlen(path);
     bool prev_inside = false;
-    for (int i = 0; i < session_num_nodes(s); i++) {
-        const char *p = session_node_info(s, i)->module_path;
+    for (int i = 0; i < node_table_count(s->nodes); i++) {
+        const char *p = node_table_info(s->nodes, i)->module_path;
         bool inside = n == 0 || (strncmp(p, path, n) == 0 && (p[n] == '\0' || p[n] == '.'));
         b->at[i] = inside && !prev_inside;
         prev_inside = inside;
@@ -150,7 +150,7 @@ const Breakpoint *session_break(Session *s, const char *spec, bool temporary, Ep
     split_condition(spec, &b->where, &b->cond);
     b->enabled = true;
     b->temporary = temporary;
-    int n = session_num_nodes(s);
+    int n = node_table_count(s->nodes);
     b->at = ep_xcalloc((size_t)(n ? n : 1), 1);
     EpStatus rc = EP_OK;
     const char *w = b->where;
@@ -182,7 +182,7 @@ const Breakpoint *session_break(Session *s, const char *spec, bool temporary, Ep
         free(file);
     } else {
         b->kind = BP_NODE;
-        int node = session_find_node(s, w, err);
+        int node = node_table_find(s->nodes, w, err);
         if (node < 0)
             rc = EP_ERR_USAGE;
         else

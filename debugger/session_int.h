@@ -1,6 +1,10 @@
 /*
 ** session_int.h -- the Session structure, shared by session.c (moving,
 ** watches, displays) and session_break.c (breakpoints).
+**
+** Calls go one way: session.c calls into session_break.c (freeing a
+** breakpoint, counting a hit), never the reverse; both read the node
+** table (node_table.h) directly.
 */
 #ifndef EP_SESSION_INT_H
 #define EP_SESSION_INT_H
@@ -13,7 +17,7 @@ struct Session {
     Interp *ip;
     Value *inputs;           /* what run/restart bind (owned) */
     int ninputs;
-    NodeInfo *info;          /* per node */
+    NodeTable *nodes;        /* module scope, stack trace, name lookups (owned) */
     Breakpoint **bps;
     int nbps, next_bp_id;
     Watch **watches;

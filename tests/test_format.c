@@ -3,8 +3,8 @@
 ** debugger/index_expr.c) against PyTorch's own output, recorded in tests/format/
 ** by make_goldens.py: repr(t) of ~130 tensors under several print options,
 ** t[EXPR] for ~400 expressions, Python's repr of floats and strings.  The
-** print/x hex view, parse errors and literals have no torch counterpart and
-** are checked against hand-worked values.
+** print/x hex view, parse errors, literals and the one-line value summary
+** have no torch counterpart and are checked against hand-worked values.
 */
 #include <math.h>
 #include <stdio.h>
@@ -442,6 +442,40 @@ START_TEST(test_format_values)
 }
 END_TEST
 
+/* format_value_stats: the one-line summary, against hand-worked figures. */
+START_TEST(test_value_stats)
+{
+    int64_t s23[2] = {2, 3}, three = 3, four = 4, zero = 0;
+    struct { Tensor *t; const char *want; } cases[] = {
+        {make(DT_F32, 2, s23, (const double[]){-1.25, 3, 0, 0.5, -1, -0.5}),
+         "float32[2, 3]  min -1.25  max 3  mean 0.125"},
+        {make(DT_F32, 1, &zero, NULL), "float32[0]  (empty)"},
+        /* NaN is left out of min and max but poisons the mean */
+        {make(DT_F64, 1, &three, (const double[]){NAN, 1, INFINITY}),
+         "float64[3]  min 1  max inf  mean nan  NaN 1  inf 1"},
+        {make(DT_F32, 1, &three, (const double[]){NAN, NAN, NAN}), "float32[3]  all NaN"},
+        {make(DT_BOOL, 1, &four, (const double[]){1, 0, 1, 1}), "bool[4]  true 3 of 4"},
+    };
+    for (size_t i = 0; i < EP_ARRAY_LEN(cases); i++) {
+        Value v = value_tensor(cases[i].t);
+        char *got = format_value_stats(&v);
+        ck_assert_msg(strcmp(got, cases[i].want) == 0, "case %zu: got '%s', expected '%s'", i, got, cases[i].want);
+        free(got);
+        value_clear(&v);
+    }
+    struct { Value v; const char *want; } scalars[] = {
+        {{.kind = V_INT, .i = 7}, "int 7"},
+        {{.kind = V_FLOAT, .f = 0.1}, "float 0.1"},
+        {{.kind = V_BOOL, .b = true}, "bool True"},
+    };
+    for (size_t i = 0; i < EP_ARRAY_LEN(scalars); i++) {
+        char *got = format_value_stats(&scalars[i].v);
+        ck_assert_msg(strcmp(got, scalars[i].want) == 0, "scalar %zu: got '%s'", i, got);
+        free(got);
+    }
+}
+END_TEST
+
 /* Inputs no golden covers: they must print something sensible, not crash. */
 START_TEST(test_format_odd_inputs)
 {
@@ -607,6 +641,7 @@ Suite *suite_format(void)
     TCase *hand = tcase_create("hand");
     tcase_add_test(hand, test_hex);
     tcase_add_test(hand, test_format_values);
+    tcase_add_test(hand, test_value_stats);
     tcase_add_test(hand, test_format_odd_inputs);
     tcase_add_test(hand, test_index_writes_through);
     tcase_add_test(hand, test_index_errors);

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli/cli.h"
 #include "debugger/format.h"
 
 /* Stats for an input/output row read every element: past this many the row
@@ -590,7 +589,7 @@ static char *io_summary(const Interp *ip, const char *name, int producer)
                             shape_str(v->t->ndim, v->t->sizes, shape, sizeof shape));
     }
     if (v)
-        return describe_value_stats(v);
+        return format_value_stats(v);
     char rec[320];
     recorded_type(ip, name, rec, sizeof rec);
     const char *why = !interp_bound(ip) ? "no value" : producer >= interp_pc(ip) ? "not computed yet" : "no value now";
