@@ -9,7 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "interp/npy.h"
@@ -570,8 +569,7 @@ START_TEST(test_inspector_3d)
     ASSERT_HAS(text, "[0, :, :]  rows 0-3 of 5  cols 0-");
     free(text);
 
-    /* a big tensor draws a page, not the tensor: the second draw (the
-    ** statistics are kept) is quick */
+    /* a big tensor draws a page, not the tensor */
     int64_t big[3] = {16, 256, 1024};
     Tensor *y = tensor_zeros(DT_F32, 3, big, &err);
     ck_assert_ptr_nonnull(y);
@@ -582,15 +580,7 @@ START_TEST(test_inspector_3d)
     ASSERT_HAS(text, "NaN 1");
     ASSERT_HAS(text, "  0  0.  0.  0.  0.  0. nan  0.");
     free(text);
-    struct timespec a, b;
-    clock_gettime(CLOCK_MONOTONIC, &a);
-    for (int i = 0; i < 10; i++)
-        free(draw(t, PANE_INSPECTOR, 40, 200));
-    clock_gettime(CLOCK_MONOTONIC, &b);
-    double ms = ((double)(b.tv_sec - a.tv_sec) * 1e3 + (double)(b.tv_nsec - a.tv_nsec) / 1e6) / 10;
-    if (getenv("PV_SHOW"))
-        fprintf(stderr, "a 40x200 page of [16, 256, 1024]: %.3f ms a draw\n", ms);
-    ck_assert_msg(ms < 50, "a draw took %.1f ms", ms);
+    /* how long a draw takes is measured in bench/tui.c, not asserted */
     close_tui(t, s);
 }
 END_TEST
