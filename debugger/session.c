@@ -17,9 +17,6 @@ static void node_info_build(Session *s)
 {
     int n = interp_num_nodes(s->ip);
     s->info = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->info);
-    s->node_seconds = ep_xmalloc((size_t)(n ? n : 1) * sizeof *s->node_seconds);
-    for (int i = 0; i < n; i++)
-        s->node_seconds[i] = -1;
     for (int i = 0; i < n; i++) {
         const Node *node = interp_node(s->ip, i);
         NodeInfo *ni = &s->info[i];
@@ -92,6 +89,11 @@ Session *session_open(const SessionOptions *opt, EpError *err)
         session_free(s);
         return NULL;
     }
+    /* the interpreter times each node itself, so only the kernel counts
+    ** (not run_one's progress callback redrawing a front end) */
+    s->timer = node_timer_new(interp_num_nodes(s->ip));
+    InterpHooks hooks = node_timer_hooks(s->timer);
+    interp_set_hooks(s->ip, &hooks);
     node_info_build(s);
     stop_set(s, STOP_NONE, -1, false);
     return s;
@@ -116,7 +118,6 @@ void session_free(Session *s)
         free(s->displays[i]);
     free(s->displays);
     free(s->display_ids);
-    free(s->node_seconds);
     for (int i = 0; s->info && i < interp_num_nodes(s->ip); i++) {
         free(s->info[i].module_path);
         free(s->info[i].module_type);
@@ -127,6 +128,7 @@ void session_free(Session *s)
         value_clear(&s->inputs[i]);
     free(s->inputs);
     interp_free(s->ip);
+    node_timer_free(s->timer); /* after the Interp whose hooks point to it */
     model_free(s->model);
     free(s);
 }
@@ -457,8 +459,6 @@ EpStatus session_restart(Session *s, EpError *err)
 ** count of nodes this command has run so far; true when the command is done. */
 typedef bool (*GoalFn)(Session *s, int executed, const void *ctx);
 
-/* Execute node pc, then the checks of a node that has run.  Returns true
-** when the run must stop (the stop is set). */
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -468,7 +468,7 @@ static double now_seconds(void)
 
 double session_node_seconds(const Session *s, int node)
 {
-    return node >= 0 && node < interp_num_nodes(s->ip) ? s->node_seconds[node] : -1;
+    return node_timer_last(s->timer, node);
 }
 
 void session_set_progress(Session *s, SessionProgressFn fn, void *ctx)
@@ -477,6 +477,9 @@ void session_set_progress(Session *s, SessionProgressFn fn, void *ctx)
     s->progress_ctx = ctx;
 }
 
+/* Execute node pc, then the checks of a node that has run.  Returns true
+** when the run must stop (the stop is set).  The node's time is taken by
+** the session's timer inside interp_step. */
 static bool run_one(Session *s)
 {
     int node = interp_pc(s->ip);
@@ -487,7 +490,6 @@ static bool run_one(Session *s)
         s->progress(s->progress_ctx, node, interp_num_nodes(s->ip));
     }
     EpStatus step_rc = interp_step(s->ip, &err);
-    s->node_seconds[node] = now_seconds() - t0;
     if (step_rc) {
         stop_set(s, STOP_ERROR, node, false);
         s->stop.detail = ep_xstrdup(err.msg);
