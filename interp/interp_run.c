@@ -133,18 +133,18 @@ EpStatus graph_run_node(const GraphPlan *gp, int i, Value *env, RunCtx *ctx, EpE
     ** this thread, and a Node never changes while the program is open */
     const Node *outer = atomic_load_explicit(&ctx->now, memory_order_relaxed);
     atomic_store_explicit(&ctx->now, n, memory_order_relaxed);
-    EpStatus rc;
+    /* one call site for the body, so it is inlined here and a run without
+    ** hooks pays only the two tests of h */
     const InterpHooks *h = ctx->hooks;
-    if (!h) {
-        rc = run_node_body(gp, i, env, ctx, err);
-    } else {
-        InterpNodeRef ref = {n, i, gp->g, ctx->depth};
+    InterpNodeRef ref;
+    if (h) {
+        ref = (InterpNodeRef){n, i, gp->g, ctx->depth};
         if (h->enter)
             h->enter(h->ud, &ref);
-        rc = run_node_body(gp, i, env, ctx, err);
-        if (h->leave)
-            h->leave(h->ud, &ref, rc);
     }
+    EpStatus rc = run_node_body(gp, i, env, ctx, err);
+    if (h && h->leave)
+        h->leave(h->ud, &ref, rc);
     atomic_store_explicit(&ctx->now, outer, memory_order_relaxed);
     return rc;
 }
