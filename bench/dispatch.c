@@ -4,10 +4,14 @@
 ** is dispatch: fixups, the registry call, storing the result, freeing the
 ** dead value.
 **
-**   build/release/bench/dispatch [NODES] [RUNS]
+**   build/release/bench/dispatch [NODES] [RUNS] [hooks]
+**
+** With "hooks", no-op enter/leave hooks are installed (interp_set_hooks):
+** the floor of what an observer such as profiler/node_timer costs.
 */
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -15,10 +19,24 @@
 #include "examples/gen/benchmodels.h"
 #include "interp/interp.h"
 
+static void noop_enter(void *ud, const InterpNodeRef *n)
+{
+    (void)ud;
+    (void)n;
+}
+
+static void noop_leave(void *ud, const InterpNodeRef *n, EpStatus rc)
+{
+    (void)ud;
+    (void)n;
+    (void)rc;
+}
+
 int main(int argc, char **argv)
 {
     int nodes = argc > 1 ? atoi(argv[1]) : 10000;
     int runs = argc > 2 ? atoi(argv[2]) : 50;
+    bool hooks = argc > 3 && strcmp(argv[3], "hooks") == 0;
     EpError err = {0};
     if (ops_init(&err))
         return 1;
@@ -44,6 +62,8 @@ int main(int argc, char **argv)
     double t_open = bench_now() - t0;
     Interp *ip = interp_new(m, NULL, &err);
     double t_load = bench_now() - t0;
+    if (hooks)
+        interp_set_hooks(ip, &(InterpHooks){noop_enter, noop_leave, NULL});
     Value in[1] = {value_tensor(pb_uniform(&r, DT_F32, 1, one, -1, 1))};
     double best = 1e9, total = 0;
     for (int k = 0; k < runs; k++) {
@@ -57,8 +77,9 @@ int main(int argc, char **argv)
         if (d < best)
             best = d;
     }
-    printf("dispatch: %d nodes, %d runs: %.3f us/node best, %.3f us/node mean (open %.1f ms, prepare %.1f ms)\n",
-           nodes, runs, best * 1e6 / nodes, total * 1e6 / nodes / runs, t_open * 1e3, (t_load - t_open) * 1e3);
+    printf("dispatch%s: %d nodes, %d runs: %.3f us/node best, %.3f us/node mean (open %.1f ms, prepare %.1f ms)\n",
+           hooks ? " (no-op hooks)" : "", nodes, runs, best * 1e6 / nodes, total * 1e6 / nodes / runs, t_open * 1e3,
+           (t_load - t_open) * 1e3);
     value_clear(&in[0]);
     interp_free(ip);
     model_free(m);

@@ -68,10 +68,11 @@ Session *session_open(const SessionOptions *opt, EpError *err)
         return NULL;
     }
     s->nodes = node_table_new(s->ip);
-    int n = interp_num_nodes(s->ip);
-    s->node_seconds = ep_xmalloc((size_t)(n ? n : 1) * sizeof *s->node_seconds);
-    for (int i = 0; i < n; i++)
-        s->node_seconds[i] = -1;
+    /* the interpreter times each node itself, so only the kernel counts
+    ** (not run_one's progress callback redrawing a front end) */
+    s->timer = node_timer_new(interp_num_nodes(s->ip));
+    InterpHooks hooks = node_timer_hooks(s->timer);
+    interp_set_hooks(s->ip, &hooks);
     stop_set(s, STOP_NONE, -1, false);
     return s;
 }
@@ -95,12 +96,12 @@ void session_free(Session *s)
         free(s->displays[i]);
     free(s->displays);
     free(s->display_ids);
-    free(s->node_seconds);
     node_table_free(s->nodes);
     for (int i = 0; i < s->ninputs; i++)
         value_clear(&s->inputs[i]);
     free(s->inputs);
     interp_free(s->ip);
+    node_timer_free(s->timer); /* after the Interp whose hooks point to it */
     model_free(s->model);
     free(s);
 }
@@ -370,8 +371,6 @@ EpStatus session_restart(Session *s, EpError *err)
 ** count of nodes this command has run so far; true when the command is done. */
 typedef bool (*GoalFn)(Session *s, int executed, const void *ctx);
 
-/* Execute node pc, then the checks of a node that has run.  Returns true
-** when the run must stop (the stop is set). */
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -381,7 +380,7 @@ static double now_seconds(void)
 
 double session_node_seconds(const Session *s, int node)
 {
-    return node >= 0 && node < interp_num_nodes(s->ip) ? s->node_seconds[node] : -1;
+    return node_timer_last(s->timer, node);
 }
 
 void session_set_progress(Session *s, SessionProgressFn fn, void *ctx)
@@ -390,6 +389,9 @@ void session_set_progress(Session *s, SessionProgressFn fn, void *ctx)
     s->progress_ctx = ctx;
 }
 
+/* Execute node pc, then the checks of a node that has run.  Returns true
+** when the run must stop (the stop is set).  The node's time is taken by
+** the session's timer inside interp_step. */
 static bool run_one(Session *s)
 {
     int node = interp_pc(s->ip);
@@ -400,7 +402,6 @@ static bool run_one(Session *s)
         s->progress(s->progress_ctx, node, interp_num_nodes(s->ip));
     }
     EpStatus step_rc = interp_step(s->ip, &err);
-    s->node_seconds[node] = now_seconds() - t0;
     if (step_rc) {
         stop_set(s, STOP_ERROR, node, false);
         s->stop.detail = ep_xstrdup(err.msg);
@@ -408,8 +409,13 @@ static bool run_one(Session *s)
         return true;
     }
     char *detail = NULL;
+    /* After stepping back from the end, the step at pc == node count
+    ** re-applies the end-of-run writes (buffers, inputs): no node ran, so
+    ** only the watches have something to look at. */
+    bool ran_node = node < interp_num_nodes(s->ip);
+    bool mutated = ran_node && interp_node_mutates(s->ip, node);
     /* conditional breakpoints on this node, then NaN, then watches */
-    for (int i = 0; i < s->nbps; i++) {
+    for (int i = 0; ran_node && i < s->nbps; i++) {
         Breakpoint *b = s->bps[i];
         if (!b->enabled)
             continue;
@@ -426,9 +432,8 @@ static bool run_one(Session *s)
             return true;
         }
     }
-    if (s->nwatches && (interp_node_mutates(s->ip, node) || interp_finished(s->ip))) {
-        int id = check_watches(s, interp_finished(s->ip) && !interp_node_mutates(s->ip, node) ? -1 : node,
-                               &detail);
+    if (s->nwatches && (mutated || interp_finished(s->ip))) {
+        int id = check_watches(s, interp_finished(s->ip) && !mutated ? -1 : node, &detail);
         if (id) {
             stop_set(s, STOP_WATCH, node, true);
             s->stop.breakpoint = id;
@@ -443,6 +448,8 @@ static bool run_one(Session *s)
 ** (no condition: conditions are tested after the node has run). */
 static int location_breakpoint(Session *s, int pc)
 {
+    if (pc >= interp_num_nodes(s->ip)) /* the end-of-run step: no node */
+        return -1;
     for (int i = 0; i < s->nbps; i++) {
         Breakpoint *b = s->bps[i];
         if (b->enabled && !b->cond_parsed && b->kind != BP_NAN && b->at[pc])

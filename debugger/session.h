@@ -88,8 +88,10 @@ typedef struct Stop {
 const Stop *session_last_stop(const Session *s);
 
 /* Wall time node took when it last ran in this session, in seconds (-1 if
-** it has not run): what the TUI's profile pane shows until the sampling
-** profiler exists. */
+** it has not run): its kernel (or its subgraphs) only, as the session's
+** profiler/node_timer measures it inside the interpreter -- not the
+** stepping and progress callback around it.  What the TUI's profile pane
+** shows until the sampling profiler exists. */
 double session_node_seconds(const Session *s, int node);
 
 /* Called while a moving command runs, about every 50 ms, with the node about

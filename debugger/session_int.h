@@ -9,6 +9,7 @@
 #ifndef EP_SESSION_INT_H
 #define EP_SESSION_INT_H
 
+#include "profiler/node_timer.h"
 #include "session.h"
 
 struct Session {
@@ -27,7 +28,7 @@ struct Session {
     int ndisplays, next_display_id;
     Stop stop;
     volatile sig_atomic_t interrupted;
-    double *node_seconds;    /* per node: wall time of its last run, -1 if none */
+    NodeTimer *timer;        /* per node times, fed by the Interp's hooks (owned) */
     SessionProgressFn progress;
     void *progress_ctx;
     double progress_last;    /* when progress was last called */

@@ -1,9 +1,17 @@
 /*
 ** hop.c -- higher-order ops: graph nodes that run subgraphs.
 **
-** Their subgraphs are embedded in the node's arguments (as_graph) and get
-** plans of their own; operands are evaluated in the caller's environment
-** and bound positionally to the subgraph's inputs (pt2-format.md 2.11):
+** One table (HOPS, at the end) names each op, the subgraphs its node must
+** carry and the function that runs it.  Plan building looks a node's
+** target up once (hop_lookup) and keeps the entry on the node's plan, with
+** the plans of the subgraphs and slots for the results; the runtime calls
+** the entry's run function as it calls a kernel.  So this file only runs
+** things: it evaluates operands and runs subgraph plans (interp_run.c),
+** and never builds a plan.
+**
+** Subgraphs are embedded in the node's arguments (as_graph); operands are
+** evaluated in the caller's environment and bound positionally to the
+** subgraph's inputs (pt2-format.md 2.11):
 **   cond(pred, true_graph, false_graph, operands)
 **   while_loop(cond_graph, body_graph, carried_inputs, additional_inputs)
 **   map_impl(body_graph, xs, pos_args)      body over dim 0 of each xs, stacked
@@ -17,64 +25,6 @@
 #include <string.h>
 
 #define WHILE_LOOP_LIMIT 100000000 /* iterations: a bound so a bad model cannot hang us */
-
-HopKind hop_kind_of(const char *target)
-{
-    static const struct { const char *name; HopKind kind; } hops[] = {
-        {"cond", HOP_COND}, {"while_loop", HOP_WHILE_LOOP}, {"map_impl", HOP_MAP},
-        {"wrap_with_set_grad_enabled", HOP_WRAP_GRAD}, {"wrap_with_autocast", HOP_WRAP_AUTOCAST},
-        {"invoke_subgraph", HOP_INVOKE_SUBGRAPH},
-    };
-    const char *t = op_short_target(target);
-    if (strncmp(t, "higher_order.", 13) != 0)
-        return HOP_NONE;
-    t += 13;
-    for (size_t i = 0; i < EP_ARRAY_LEN(hops); i++)
-        if (strcmp(t, hops[i].name) == 0)
-            return hops[i].kind;
-    return HOP_NONE;
-}
-
-EpStatus hop_prepare(GraphPlan *gp, const Node *n, NodePlan *np, EpError *err)
-{
-    for (int k = 0; k < n->ninputs; k++) {
-        const Arg *a = &n->inputs[k].arg;
-        if (a->kind == ARG_GRAPH) {
-            GraphPlan *sub = graph_plan_new(a->graph, err);
-            if (!sub)
-                return EP_ERR_FORMAT;
-            np->sub = ep_xrealloc(np->sub, (size_t)(np->nsub + 1) * sizeof *np->sub);
-            np->sub[np->nsub++] = sub;
-        } else {
-            np->operands = ep_xrealloc(np->operands, (size_t)(np->noperands + 1) * sizeof *np->operands);
-            np->operands[np->noperands++] = (Arg *)a;
-        }
-    }
-    for (int k = 0; k < n->noutputs; k++) {
-        const Arg *a = &n->outputs[k];
-        int count = a->kind == ARG_TENSORS || a->kind == ARG_SYM_INTS ? a->n : 1;
-        for (int j = 0; j < count; j++) {
-            const Arg *x = a->kind == ARG_TENSORS || a->kind == ARG_SYM_INTS ? &a->items[j] : a;
-            np->out_slots = ep_xrealloc(np->out_slots, (size_t)(np->nout_slots + 1) * sizeof *np->out_slots);
-            int slot = -1;
-            if (x->ref && x->kind != ARG_NONE) {
-                slot = graph_plan_slot(gp, x->ref);
-                if (slot < 0) { /* outputs are new names: give them slots */
-                    strmap_put(&gp->slot_of, x->ref, (void *)(intptr_t)(gp->nslots + 1));
-                    slot = gp->nslots++;
-                }
-            }
-            np->out_slots[np->nout_slots++] = slot;
-        }
-    }
-    static const int need_graphs[] = {[HOP_COND] = 2, [HOP_WHILE_LOOP] = 2, [HOP_MAP] = 1, [HOP_WRAP_GRAD] = 1,
-                                      [HOP_WRAP_AUTOCAST] = 1, [HOP_INVOKE_SUBGRAPH] = 1};
-    if (np->nsub != need_graphs[np->hop])
-        np->problem = ep_xasprintf("%s takes %d subgraphs, the node has %d", op_short_target(n->target),
-                                   need_graphs[np->hop], np->nsub);
-    (void)err;
-    return EP_OK;
-}
 
 /* Evaluate operands[from..] and flatten lists into one array of values. */
 static EpStatus gather_operands(const GraphPlan *gp, const NodePlan *np, int from, int to, const Value *env,
@@ -167,8 +117,10 @@ static Tensor *select0(Tensor *t, int64_t i, EpError *err)
     return tensor_as_strided(t, t->ndim - 1, t->sizes + 1, t->strides + 1, t->offset + i * t->strides[0], err);
 }
 
-static EpStatus run_map(const GraphPlan *gp, const NodePlan *np, Value *env, RunCtx *ctx, EpError *err)
+static EpStatus run_map(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env, RunCtx *ctx,
+                       EpError *err)
 {
+    (void)n;
     /* operands: xs (a list), then pos_args (a list) */
     if (np->noperands < 1)
         return ep_fail(err, EP_ERR_EXEC, "map_impl without mapped inputs");
@@ -246,8 +198,10 @@ static EpStatus run_map(const GraphPlan *gp, const NodePlan *np, Value *env, Run
     return store_results(np, env, res, nres, "map_impl", err);
 }
 
-static EpStatus run_while(const GraphPlan *gp, const NodePlan *np, Value *env, RunCtx *ctx, EpError *err)
+static EpStatus run_while(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env, RunCtx *ctx,
+                         EpError *err)
 {
+    (void)n;
     Value *carried, *extra;
     int nc, ne;
     EpStatus rc = gather_operands(gp, np, 0, 1, env, &carried, &nc, err);
@@ -305,56 +259,80 @@ static EpStatus run_while(const GraphPlan *gp, const NodePlan *np, Value *env, R
     return store_results(np, env, carried, nc, "while_loop", err);
 }
 
-EpStatus hop_run(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env, RunCtx *ctx, EpError *err)
+/* Run subgraph sub on operands[first..] and store its results as the
+** node's. */
+static EpStatus run_region(const GraphPlan *gp, const Node *n, const NodePlan *np, const GraphPlan *sub,
+                           int first, Value *env, RunCtx *ctx, EpError *err)
 {
-    const char *what = op_short_target(n->target);
     Value *ops = NULL, *res = NULL;
     int nops = 0, nres = 0;
-    EpStatus rc = EP_OK;
-    const GraphPlan *sub = np->sub[0];
-    int first_operand = 0;
-    switch (np->hop) {
-    case HOP_COND: {
-        if (np->noperands < 1)
-            return ep_fail(err, EP_ERR_EXEC, "cond without a predicate");
-        Value pred;
-        bool b = false;
-        rc = arg_eval(gp, np->operands[0], env, &pred, err);
-        if (rc == EP_OK)
-            rc = truth(&pred, &b, err);
-        value_clear(&pred);
-        if (rc)
-            return rc;
-        sub = np->sub[b ? 0 : 1];
-        first_operand = 1;
-        break;
-    }
-    case HOP_WHILE_LOOP:
-        return run_while(gp, np, env, ctx, err);
-    case HOP_MAP:
-        return run_map(gp, np, env, ctx, err);
-    case HOP_WRAP_GRAD:
-        /* operand 0 is the grad-mode flag: inference ignores it */
-        first_operand = 1;
-        break;
-    case HOP_WRAP_AUTOCAST:
-        /* device_type, dtype, enabled, cache_enabled, then the operands;
-        ** epdbg runs the region in the program's own dtypes */
-        first_operand = np->noperands >= 4 ? 4 : np->noperands;
-        break;
-    case HOP_INVOKE_SUBGRAPH:
-        /* the identifier string comes first when present */
-        first_operand = np->noperands > 0 && np->operands[0]->kind == ARG_STRING ? 1 : 0;
-        break;
-    default:
-        return ep_fail(err, EP_ERR_EXEC, "higher-order op %s is not supported", what);
-    }
-    rc = gather_operands(gp, np, first_operand, np->noperands, env, &ops, &nops, err);
+    EpStatus rc = gather_operands(gp, np, first, np->noperands, env, &ops, &nops, err);
     if (rc)
         return rc;
     rc = run_sub(sub, ops, nops, &res, &nres, ctx, err);
     clear_values(ops, nops);
     if (rc)
         return rc;
-    return store_results(np, env, res, nres, what, err);
+    return store_results(np, env, res, nres, op_short_target(n->target), err);
+}
+
+/* cond(pred, true_graph, false_graph, operands) */
+static EpStatus run_cond(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env, RunCtx *ctx,
+                         EpError *err)
+{
+    if (np->noperands < 1)
+        return ep_fail(err, EP_ERR_EXEC, "cond without a predicate");
+    Value pred;
+    bool b = false;
+    EpStatus rc = arg_eval(gp, np->operands[0], env, &pred, err);
+    if (rc == EP_OK)
+        rc = truth(&pred, &b, err);
+    value_clear(&pred);
+    if (rc)
+        return rc;
+    return run_region(gp, n, np, np->sub[b ? 0 : 1], 1, env, ctx, err);
+}
+
+static EpStatus run_wrap_grad(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env, RunCtx *ctx,
+                              EpError *err)
+{
+    /* operand 0 is the grad-mode flag: inference ignores it */
+    return run_region(gp, n, np, np->sub[0], 1, env, ctx, err);
+}
+
+static EpStatus run_wrap_autocast(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env, RunCtx *ctx,
+                                  EpError *err)
+{
+    /* device_type, dtype, enabled, cache_enabled, then the operands;
+    ** epdbg runs the region in the program's own dtypes */
+    return run_region(gp, n, np, np->sub[0], np->noperands >= 4 ? 4 : np->noperands, env, ctx, err);
+}
+
+static EpStatus run_invoke_subgraph(const GraphPlan *gp, const Node *n, const NodePlan *np, Value *env,
+                                    RunCtx *ctx, EpError *err)
+{
+    /* the identifier string comes first when present */
+    int first = np->noperands > 0 && np->operands[0]->kind == ARG_STRING ? 1 : 0;
+    return run_region(gp, n, np, np->sub[0], first, env, ctx, err);
+}
+
+static const HopDef HOPS[] = {
+    {"cond", 2, run_cond},
+    {"while_loop", 2, run_while},
+    {"map_impl", 1, run_map},
+    {"wrap_with_set_grad_enabled", 1, run_wrap_grad},
+    {"wrap_with_autocast", 1, run_wrap_autocast},
+    {"invoke_subgraph", 1, run_invoke_subgraph},
+};
+
+const HopDef *hop_lookup(const char *target)
+{
+    const char *t = op_short_target(target);
+    if (strncmp(t, "higher_order.", 13) != 0)
+        return NULL;
+    t += 13;
+    for (size_t i = 0; i < EP_ARRAY_LEN(HOPS); i++)
+        if (strcmp(t, HOPS[i].name) == 0)
+            return &HOPS[i];
+    return NULL;
 }

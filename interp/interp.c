@@ -50,6 +50,7 @@ struct Interp {
     int nproblems, first_problem;
     UndoEntry *undo;          /* history option: one entry per step taken */
     int nundo, capundo;
+    InterpHooks hooks;        /* what ctx.hooks points to while hooks are set */
 };
 
 /* ---- creation --------------------------------------------------------------- */
@@ -97,6 +98,7 @@ Interp *interp_new(Model *model, const InterpOptions *opt, EpError *err)
     ip->ctx.kcfg = &ip->opt.kernels;
     ip->ctx.syms = &ip->syms;
     ip->ctx.keep_values = ip->opt.keep_values;
+    atomic_init(&ip->ctx.now, NULL);
     return ip;
 }
 
@@ -165,6 +167,21 @@ const Node *interp_node(const Interp *ip, int i) { return &ip->ep->graph.nodes[i
 const ExportedProgram *interp_program(const Interp *ip) { return ip->ep; }
 const SymBindings *interp_symbols(const Interp *ip) { return &ip->syms; }
 int interp_num_user_outputs(const Interp *ip) { return ip->nuser_outputs; }
+
+void interp_set_hooks(Interp *ip, const InterpHooks *hooks)
+{
+    if (hooks && (hooks->enter || hooks->leave)) {
+        ip->hooks = *hooks;
+        ip->ctx.hooks = &ip->hooks;
+    } else {
+        ip->ctx.hooks = NULL; /* the runtime tests this one pointer per node */
+    }
+}
+
+const _Atomic(const Node *) *interp_now_slot(const Interp *ip)
+{
+    return &ip->ctx.now;
+}
 
 const char *interp_node_problem(const Interp *ip, int i)
 {
@@ -629,7 +646,7 @@ EpStatus interp_step_back(Interp *ip, EpError *err)
 
 bool interp_node_mutates(const Interp *ip, int i)
 {
-    return ip->plan->nodes[i].nmut > 0;
+    return i >= 0 && i < ip->plan->nnodes && ip->plan->nodes[i].nmut > 0;
 }
 
 EpStatus interp_set_value(Interp *ip, const char *name, Value v, EpError *err)
@@ -789,6 +806,10 @@ EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *sctx, Value
     RunCtx ctx = ip->ctx;
     ctx.syms = &syms;
     ctx.keep_values = true;
+    /* off the record for observers too: no hooks, and the copy's own
+    ** "now" slot, so a profiler never sees this evaluation */
+    ctx.hooks = NULL;
+    atomic_init(&ctx.now, NULL);
     if (rc == EP_OK)
         rc = graph_run_node(gp, i, scratch, &ctx, err);
     int nout = interp_node_num_outputs(ip, i);

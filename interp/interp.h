@@ -113,6 +113,51 @@ typedef const Value *(*ValueSubst)(void *ctx, const char *name);
 EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *ctx, Value *outs, int max, int *nouts,
                           EpError *err);
 
+/* ---- the profiler seam ----------------------------------------------------
+**
+** The interpreter tells observers (profiler/, the session's timing) which
+** node runs, two ways, both fed from the one place every node executes:
+**
+**   - hooks, called around each node: enter before it runs, leave after
+**     it ran or failed (with its status), properly nested -- a
+**     higher-order node (cond, while_loop, map_impl, ...) is entered, then
+**     its subgraph nodes are entered and left, once per execution, in
+**     execution order (a while_loop body once per iteration), then the
+**     higher-order node is left.  Every enter is matched by one leave.
+**   - the "now" slot: the node executing at this instant, innermost first
+**     (a subgraph node while it runs, its higher-order node again after),
+**     NULL when none runs.  A signal handler on the interpreting thread
+**     (a sampling profiler's SIGPROF) reads it with
+**     atomic_load_explicit(slot, memory_order_relaxed).
+**
+** interp_eval_node (off-the-record evaluation, numerics) fires no hook and
+** leaves the slot as the run set it.  With no hooks set a node costs one
+** predictable branch more, and two relaxed stores for the slot. */
+
+/* A node as the hooks see it (valid during the call only). */
+typedef struct InterpNodeRef {
+    const Node *node;   /* the node (borrowed from the program) */
+    int index;          /* its index in graph->nodes */
+    const Graph *graph; /* the graph holding it: the program's, or a subgraph */
+    int depth;          /* 0: the program's graph; 1: a subgraph of one of its nodes; ... */
+} InterpNodeRef;
+
+/* Called on the interpreting thread, around every node executed by
+** interp_step/interp_run (subgraph nodes included).  A hook must not
+** step, bind, free or re-hook the interpreter; either pointer may be NULL. */
+typedef struct InterpHooks {
+    void (*enter)(void *ud, const InterpNodeRef *n);
+    void (*leave)(void *ud, const InterpNodeRef *n, EpStatus rc); /* rc: EP_OK or why the node failed */
+    void *ud;           /* passed back to both */
+} InterpHooks;
+
+/* Install hooks (copied; NULL, or both functions NULL, removes them).  One
+** set at a time: a later call replaces the earlier.  Not from inside a hook. */
+void interp_set_hooks(Interp *ip, const InterpHooks *hooks);
+
+/* The address of the "now" slot, stable for ip's lifetime. */
+const _Atomic(const Node *) *interp_now_slot(const Interp *ip);
+
 bool interp_bound(const Interp *ip);
 bool interp_finished(const Interp *ip);
 int interp_pc(const Interp *ip);           /* index of the next node */

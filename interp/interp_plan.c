@@ -1,6 +1,6 @@
 /*
-** interp_plan.c -- turning a Graph into an executable GraphPlan, and
-** executing one node of a plan.
+** interp_plan.c -- turning a Graph into an executable GraphPlan (executing
+** one is interp_run.c).
 **
 ** Preparation does all the per-node work that does not depend on values:
 ** every name gets a slot in the environment array; each node's arguments are
@@ -9,7 +9,9 @@
 ** template and a slot); outputs get slots; each value's last use is found
 ** so the runtime can free it right after.  Executing a node is then: copy
 ** the fixups, call the kernel through the registry, move the results into
-** their slots, release what is dead.
+** their slots, release what is dead.  A higher-order op's node gets its
+** entry of hop.c's table, the plans of its subgraphs and slots for its
+** results here, so running it needs nothing from this file.
 */
 #include "interp_int.h"
 
@@ -18,13 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "srcinfo.h"
-
-int graph_plan_slot(const GraphPlan *gp, const char *name)
-{
-    intptr_t v = (intptr_t)strmap_get(&gp->slot_of, name);
-    return v ? (int)v - 1 : -1;
-}
 
 static int add_slot(GraphPlan *gp, const char *name)
 {
@@ -373,6 +368,42 @@ static void prepare_learning(GraphPlan *gp, const Node *n, NodePlan *np)
     }
 }
 
+/* ---- higher-order ops ------------------------------------------------------ */
+
+/* A higher-order node: its subgraph arguments get plans of their own (in
+** argument order), its other arguments become operands that hop.c
+** evaluates in this graph's environment, and each output element a slot
+** (-1 to drop). */
+static EpStatus prepare_hop(GraphPlan *gp, const Node *n, NodePlan *np, EpError *err)
+{
+    for (int k = 0; k < n->ninputs; k++) {
+        const Arg *a = &n->inputs[k].arg;
+        if (a->kind == ARG_GRAPH) {
+            GraphPlan *sub = graph_plan_new(a->graph, err);
+            if (!sub)
+                return EP_ERR_FORMAT;
+            np->sub = ep_xrealloc(np->sub, (size_t)(np->nsub + 1) * sizeof *np->sub);
+            np->sub[np->nsub++] = sub;
+        } else {
+            np->operands = ep_xrealloc(np->operands, (size_t)(np->noperands + 1) * sizeof *np->operands);
+            np->operands[np->noperands++] = (Arg *)a;
+        }
+    }
+    for (int k = 0; k < n->noutputs; k++) {
+        const Arg *a = &n->outputs[k];
+        bool list = a->kind == ARG_TENSORS || a->kind == ARG_SYM_INTS;
+        for (int j = 0; j < (list ? a->n : 1); j++) {
+            const Arg *x = list ? &a->items[j] : a;
+            np->out_slots = ep_xrealloc(np->out_slots, (size_t)(np->nout_slots + 1) * sizeof *np->out_slots);
+            np->out_slots[np->nout_slots++] = x->ref && x->kind != ARG_NONE ? add_slot(gp, x->ref) : -1;
+        }
+    }
+    if (np->nsub != np->hop->nsubgraphs)
+        set_problem(np, "%s takes %d subgraphs, the node has %d", op_short_target(n->target), np->hop->nsubgraphs,
+                    np->nsub);
+    return EP_OK;
+}
+
 /* ---- whole graphs ---------------------------------------------------------------- */
 
 static void note_use(int *last_use, int slot, int node)
@@ -453,7 +484,6 @@ static void compute_frees(GraphPlan *gp)
 
 GraphPlan *graph_plan_new(const Graph *g, EpError *err)
 {
-    (void)err;
     GraphPlan *gp = ep_xcalloc(1, sizeof *gp);
     gp->g = g;
     strmap_init(&gp->slot_of);
@@ -465,9 +495,9 @@ GraphPlan *graph_plan_new(const Graph *g, EpError *err)
     for (int i = 0; i < g->nnodes; i++) {
         const Node *n = &g->nodes[i];
         NodePlan *np = &gp->nodes[i];
-        np->hop = hop_kind_of(n->target);
-        if (np->hop != HOP_NONE) {
-            if (hop_prepare(gp, n, np, err) != EP_OK) {
+        np->hop = hop_lookup(n->target);
+        if (np->hop) {
+            if (prepare_hop(gp, n, np, err) != EP_OK) {
                 graph_plan_free(gp);
                 return NULL;
             }
@@ -496,7 +526,7 @@ int graph_node_output_slots(const GraphPlan *gp, int i, int *slots, int max)
 {
     const NodePlan *np = &gp->nodes[i];
     int n = 0;
-    if (np->hop != HOP_NONE) {
+    if (np->hop) {
         for (int k = 0; k < np->nout_slots; k++)
             if (np->out_slots[k] >= 0 && n++ < max)
                 slots[n - 1] = np->out_slots[k];
@@ -514,213 +544,4 @@ int graph_node_output_slots(const GraphPlan *gp, int i, int *slots, int max)
                 slots[n - 1] = ob->list_slots[j];
     }
     return n;
-}
-
-/* ---- running ------------------------------------------------------------------ */
-
-static EpStatus store_output(Value *env, int slot, Value *v)
-{
-    if (slot < 0) {
-        value_clear(v);
-        return EP_OK;
-    }
-    value_clear(&env[slot]);
-    env[slot] = *v;
-    v->kind = V_NONE;
-    return EP_OK;
-}
-
-static void learn_symbols(const NodePlan *np, const Value *env, RunCtx *ctx)
-{
-    for (int i = 0; i < np->nlearn; i++) {
-        const SymLearn *l = &np->learn[i];
-        if (l->slot < 0)
-            continue;
-        const Value *v = &env[l->slot];
-        int64_t x;
-        if (l->dim < 0 && v->kind == V_INT)
-            x = v->i;
-        else if (l->dim >= 0 && v->kind == V_TENSOR && l->dim < v->t->ndim)
-            x = v->t->sizes[l->dim];
-        else
-            continue;
-        int64_t old;
-        if (!sym_bindings_get(ctx->syms, l->symbol, &old)) {
-            sym_bindings_set(ctx->syms, l->symbol, x);
-            if (ctx->n_new_syms < RUN_MAX_NEW_SYMS)
-                ctx->new_syms[ctx->n_new_syms++] = l->symbol;
-        }
-    }
-}
-
-EpStatus graph_run_node(const GraphPlan *gp, int i, Value *env, RunCtx *ctx, EpError *err)
-{
-    const NodePlan *np = &gp->nodes[i];
-    const Node *n = &gp->g->nodes[i];
-    if (np->problem)
-        return ep_fail(err, EP_ERR_EXEC, "%s", np->problem);
-    EpStatus rc;
-    if (np->hop != HOP_NONE) {
-        rc = hop_run(gp, n, np, env, ctx, err);
-    } else {
-        for (int f = 0; f < np->nfix; f++) {
-            const Fixup *fx = &np->fix[f];
-            const Value *v = &env[fx->slot];
-            if (v->kind == V_NONE) {
-                /* a value used before it exists: only a corrupt graph (or
-                ** a freed value) gets here */
-                const char *name = gp->g->nodes[i].name;
-                return ep_fail(err, EP_ERR_EXEC, "an input of %s has no value (used before it is computed)", name);
-            }
-            if (fx->mode == FIX_WRAP) {
-                Tensor *t = v->kind == V_FLOAT ? tensor_scalar_f64(DT_F64, v->f, err)
-                            : v->kind == V_BOOL ? tensor_scalar_i64(DT_BOOL, v->b, err)
-                                                : tensor_scalar_i64(DT_I64, v->i, err);
-                if (!t)
-                    return EP_ERR_EXEC;
-                t->wrapped_number = true;
-                fx->dst->kind = V_TENSOR;
-                fx->dst->t = t;
-            } else {
-                *fx->dst = *v;
-            }
-        }
-        Value outs[OP_MAX_RETS];
-        for (int k = 0; k < np->nouts; k++) /* a kernel writes only its nouts */
-            outs[k].kind = V_NONE;
-        OpCall call = {np->op, np->args, np->nargs, outs, np->nouts, err, ctx->kcfg};
-        rc = np->op->fn(&call);
-        for (int f = 0; f < np->nfix; f++)
-            if (np->fix[f].mode == FIX_WRAP) {
-                tensor_unref(np->fix[f].dst->t);
-                np->fix[f].dst->t = NULL;
-            }
-        if (rc == EP_OK) {
-            for (int k = 0; k < np->nouts; k++) {
-                const OutBind *ob = &np->outs[k];
-                if (!ob->is_list) {
-                    store_output(env, ob->slot, &outs[k]);
-                    continue;
-                }
-                if (outs[k].kind != V_LIST || outs[k].list->n != ob->nlist) {
-                    int got = outs[k].kind == V_LIST ? outs[k].list->n : 1;
-                    for (int j = k; j < np->nouts; j++)
-                        value_clear(&outs[j]);
-                    return ep_fail(err, EP_ERR_EXEC, "%s returned %d tensors where the program expects %d",
-                                   np->op->target, got, ob->nlist);
-                }
-                for (int j = 0; j < ob->nlist; j++)
-                    store_output(env, ob->list_slots[j], &outs[k].list->items[j]);
-                value_clear(&outs[k]);
-            }
-        } else {
-            for (int k = 0; k < np->nouts; k++)
-                value_clear(&outs[k]);
-        }
-    }
-    if (rc)
-        return rc;
-    learn_symbols(np, env, ctx);
-    if (!ctx->keep_values)
-        for (int k = 0; k < np->nfrees; k++)
-            value_clear(&env[np->frees[k]]);
-    return EP_OK;
-}
-
-EpStatus arg_eval(const GraphPlan *gp, const Arg *a, const Value *env, Value *out, EpError *err)
-{
-    out->kind = V_NONE;
-    switch (a->kind) {
-    case ARG_NONE:
-        return EP_OK;
-    case ARG_TENSOR:
-    case ARG_SYM_INT:
-    case ARG_SYM_FLOAT:
-    case ARG_SYM_BOOL: {
-        int s = graph_plan_slot(gp, a->ref);
-        if (s < 0 || env[s].kind == V_NONE)
-            return ep_fail(err, EP_ERR_EXEC, "value '%s' has not been computed", a->ref);
-        *out = value_copy(&env[s]);
-        return EP_OK;
-    }
-    case ARG_INT:
-    case ARG_FLOAT:
-    case ARG_BOOL:
-    case ARG_STRING:
-        *out = value_copy(&a->lit);
-        return EP_OK;
-    case ARG_SCALAR_TYPE:
-        out->kind = V_DTYPE;
-        out->i = dtype_from_scalar_type((int)a->lit.i);
-        return EP_OK;
-    case ARG_OPT_TENSOR:
-        return arg_eval(gp, &a->items[0], env, out, err);
-    case ARG_TENSORS:
-    case ARG_OPT_TENSORS:
-    case ARG_INTS:
-    case ARG_FLOATS:
-    case ARG_BOOLS:
-    case ARG_STRINGS:
-    case ARG_SYM_INTS:
-    case ARG_SYM_FLOATS:
-    case ARG_SYM_BOOLS: {
-        ValueList *l = value_list_new(a->n);
-        for (int j = 0; j < a->n; j++) {
-            EpStatus rc = arg_eval(gp, &a->items[j], env, &l->items[j], err);
-            if (rc) {
-                Value tmp = {.kind = V_LIST};
-                tmp.list = l;
-                value_clear(&tmp);
-                return rc;
-            }
-        }
-        out->kind = V_LIST;
-        out->list = l;
-        return EP_OK;
-    }
-    default:
-        return ep_fail(err, EP_ERR_EXEC, "cannot evaluate an argument of kind %s", arg_kind_name(a->kind));
-    }
-}
-
-#define MAX_SUBGRAPH_DEPTH 64
-
-EpStatus graph_run_sub(const GraphPlan *gp, const Value *inputs, int ninputs, Value *outputs, RunCtx *ctx,
-                       EpError *err)
-{
-    const Graph *g = gp->g;
-    if (ninputs != g->ninputs)
-        return ep_fail(err, EP_ERR_EXEC, "a subgraph taking %d inputs was given %d", g->ninputs, ninputs);
-    if (ctx->depth >= MAX_SUBGRAPH_DEPTH)
-        return ep_fail(err, EP_ERR_EXEC, "subgraphs nested deeper than %d", MAX_SUBGRAPH_DEPTH);
-    Value *env = ep_xcalloc((size_t)(gp->nslots ? gp->nslots : 1), sizeof *env);
-    for (int i = 0; i < ninputs; i++)
-        if (gp->input_slots[i] >= 0)
-            env[gp->input_slots[i]] = value_copy(&inputs[i]);
-    ctx->depth++;
-    bool keep = ctx->keep_values;
-    ctx->keep_values = false; /* subgraph internals are not inspectable */
-    EpStatus rc = EP_OK;
-    for (int i = 0; i < gp->nnodes && rc == EP_OK; i++) {
-        rc = graph_run_node(gp, i, env, ctx, err);
-        if (rc) {
-            char where[512];
-            const Node *n = &g->nodes[i];
-            const char *src = source_innermost(n->meta.stack_trace, where, sizeof where);
-            ep_error_prefix(err, "in subgraph node '%s' (%s)%s%s", n->name, op_short_target(n->target),
-                            src ? " at " : "", src ? src : "");
-        }
-    }
-    ctx->keep_values = keep;
-    ctx->depth--;
-    int nout = 0;
-    for (int k = 0; k < g->noutputs && rc == EP_OK; k++, nout++)
-        rc = arg_eval(gp, &g->outputs[k], env, &outputs[k], err);
-    if (rc)
-        for (int k = 0; k < nout; k++)
-            value_clear(&outputs[k]);
-    for (int s = 0; s < gp->nslots; s++)
-        value_clear(&env[s]);
-    free(env);
-    return rc;
 }

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "examples/gen/zipwrite.h"
+#include "hopgraph.h"
 #include "interp/npy.h"
 #include "refcheck.h"
 
@@ -241,51 +241,6 @@ END_TEST
 
 /* ---- higher-order ops: programs written by hand, as 2.5+ serialises them -- */
 
-static const char *HOP_HEAD =
-    "{\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}], \"outputs\": OUTPUTS,"
-    " \"nodes\": NODES, \"tensor_values\": {\"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 3}], \"requires_grad\": "
-    "false, \"device\": {\"type\": \"cpu\", \"index\": null}, \"strides\": [{\"as_int\": 1}], \"storage_offset\": "
-    "{\"as_int\": 0}, \"layout\": 7}}, \"sym_int_values\": {}, \"sym_bool_values\": {}},"
-    " \"signature\": {\"input_specs\": [{\"user_input\": {\"arg\": {\"as_tensor\": {\"name\": \"x\"}}}}], "
-    "\"output_specs\": SPECS}, \"module_call_graph\": []},"
-    " \"opset_version\": {\"aten\": 10}, \"range_constraints\": {}, \"schema_version\": {\"major\": 8, \"minor\": 3}}";
-
-static char *substitute(const char *tmpl, const char *key, const char *value)
-{
-    const char *at = strstr(tmpl, key);
-    return ep_xasprintf("%.*s%s%s", (int)(at - tmpl), tmpl, value, at + strlen(key));
-}
-
-/* Write a one-program PT2 archive around the given nodes and outputs. */
-static char *hop_archive(const char *nodes, const char *outputs, const char *specs)
-{
-    char *a = substitute(HOP_HEAD, "OUTPUTS", outputs);
-    char *b = substitute(a, "NODES", nodes);
-    char *json = substitute(b, "SPECS", specs);
-    free(a);
-    free(b);
-    char *path = ep_xstrdup("/tmp/epdbg-hop-XXXXXX");
-    close(mkstemp(path));
-    ZipWriter *z = zw_new(64);
-    zw_add(z, "hop/archive_format", "pt2", 3);
-    zw_add(z, "hop/archive_version", "0", 1);
-    zw_add(z, "hop/models/model.json", json, strlen(json));
-    EpError err;
-    ck_assert_int_eq(zw_save(z, path, &err), EP_OK);
-    zw_free(z);
-    free(json);
-    return path;
-}
-
-#define SUBGRAPH(name, body_nodes, out)                                                                             \
-    "{\"as_graph\": {\"name\": \"" name "\", \"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"a\"}}], "       \
-    "\"outputs\": [{\"as_tensor\": {\"name\": \"" out "\"}}], \"nodes\": " body_nodes ", \"tensor_values\": {}, "  \
-    "\"sym_int_values\": {}, \"sym_bool_values\": {}}}}"
-
-#define TNODE(target, name, args)                                                                                   \
-    "{\"target\": \"torch.ops.aten." target "\", \"inputs\": " args ", \"outputs\": [{\"as_tensor\": {\"name\": "  \
-    "\"" name "\"}}], \"metadata\": {}, \"name\": \"" name "\"}"
-
 static const Value *run_hop(const char *path, Opened *o, const float *xv)
 {
     *o = open_model(path, false);
@@ -302,21 +257,7 @@ static const Value *run_hop(const char *path, Opened *o, const float *xv)
 
 START_TEST(test_hop_cond)
 {
-    /* pred = x.sum() > 0; cond(pred, a * 2, a - 1, [x]) */
-    const char *nodes =
-        "[" TNODE("sum.default", "sum", "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": \"x\"}}}]") ","
-        TNODE("gt.Scalar", "gt", "[{\"name\": \"self\", \"arg\": {\"as_tensor\": {\"name\": \"sum\"}}}, {\"name\": "
-              "\"other\", \"arg\": {\"as_int\": 0}}]") ","
-        "{\"target\": \"torch.ops.higher_order.cond\", \"inputs\": ["
-        "{\"name\": \"\", \"arg\": {\"as_tensor\": {\"name\": \"gt\"}}},"
-        "{\"name\": \"\", \"arg\": " SUBGRAPH("true_graph_0", "[" TNODE("mul.Tensor", "m", "[{\"name\": \"self\", "
-        "\"arg\": {\"as_tensor\": {\"name\": \"a\"}}}, {\"name\": \"other\", \"arg\": {\"as_int\": 2}}]") "]", "m") "},"
-        "{\"name\": \"\", \"arg\": " SUBGRAPH("false_graph_0", "[" TNODE("sub.Tensor", "s", "[{\"name\": \"self\", "
-        "\"arg\": {\"as_tensor\": {\"name\": \"a\"}}}, {\"name\": \"other\", \"arg\": {\"as_int\": 1}}]") "]", "s") "},"
-        "{\"name\": \"\", \"arg\": {\"as_tensors\": [{\"name\": \"x\"}]}}],"
-        " \"outputs\": [{\"as_tensor\": {\"name\": \"getitem\"}}], \"metadata\": {}, \"name\": \"cond\"}]";
-    char *path = hop_archive(nodes, "[{\"as_tensor\": {\"name\": \"getitem\"}}]",
-                             "[{\"user_output\": {\"arg\": {\"as_tensor\": {\"name\": \"getitem\"}}}}]");
+    char *path = hop_cond_archive(); /* cond(x.sum() > 0, a * 2, a - 1, [x]) */
     Opened o;
     const float pos[3] = {1, 2, -0.5f}, neg[3] = {-1, -2, 0.5f};
     const Value *r = run_hop(path, &o, pos);

@@ -359,6 +359,31 @@ START_TEST(test_conditional_and_temporary)
 }
 END_TEST
 
+/* Stepping back from the end and going on again: breakpoints of every kind
+** and a watch are checked on the last node and at the end of the run, and
+** none looks at a node past the last (ASan checks the reads). */
+START_TEST(test_end_undone_then_continue)
+{
+    Session *s = open_bound("examples/mlp.pt2", NULL);
+    EpError err = {0};
+    ck_assert(session_break(s, "/linear/ if max > 1e6", false, &err));
+    ck_assert(session_break(s, "nan", false, &err));
+    ck_assert(session_break(s, "/relu/", false, &err));
+    ck_assert_msg(session_watch(s, "fc1.weight", &err), "%s", err.msg);
+    ck_assert(session_enable(s, 3, false, &err) == EP_OK); /* the /relu/ one */
+    ck_assert(session_continue(s, 1, &err) == EP_OK);
+    ck_assert_int_eq(session_last_stop(s)->kind, STOP_END);
+    ck_assert(session_reverse_step(s, 1, &err) == EP_OK);
+    ck_assert(!interp_finished(session_interp(s)));
+    ck_assert_int_eq(interp_pc(session_interp(s)), session_num_nodes(s) - 1);
+    ck_assert(session_enable(s, 3, true, &err) == EP_OK);
+    ck_assert(session_continue(s, 1, &err) == EP_OK);
+    ck_assert_int_eq(session_last_stop(s)->kind, STOP_END);
+    ck_assert(interp_finished(session_interp(s)));
+    session_free(s);
+}
+END_TEST
+
 /* ---- edits ------------------------------------------------------------------ */
 
 START_TEST(test_set_value_flows_on)
@@ -596,6 +621,7 @@ Suite *suite_session(void)
     tcase_add_test(tc, test_breakpoint_locations);
     tcase_add_test(tc, test_conditions);
     tcase_add_test(tc, test_conditional_and_temporary);
+    tcase_add_test(tc, test_end_undone_then_continue);
     tcase_add_test(tc, test_set_value_flows_on);
     tcase_add_test(tc, test_replay_nan);
     tcase_add_test(tc, test_replay_unsupported_op);
