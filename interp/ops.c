@@ -1,20 +1,19 @@
 /*
-** ops.c -- the operator registry built from ops.def, target lookup, and
-** helpers shared by every kernel family.
+** ops.c -- the operator registry's front: parsing every schema of the
+** operator table once, looking operators up by node target, and binding a
+** node's inputs to an operator's schema.
+**
+** The table itself, generated from interp/ops/ops.def, lives with the
+** kernels it names (interp/ops/table.c); this file only calls down into it,
+** so the kernels never depend on the registry.
 */
 #include "ops.h"
+
+#include "ops/table.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-const KernelConfig KERNEL_CONFIG_DEFAULT = {.use_blas = true};
-
-static OpDef OP_TABLE[OP_COUNT] = {
-#define OP(id, target, schema, fn, flags) [OP_##id] = {OP_##id, target, schema, fn, flags, NULL},
-#include "ops.def"
-#undef OP
-};
 
 /* Open-addressing hash of target -> OpId, built by ops_init.  Twice the
 ** table size rounded to a power of two keeps probes short. */
@@ -102,102 +101,6 @@ const OpDef *op_lookup(const char *target)
         h = (h + 1) & lookup_mask;
     }
     return NULL;
-}
-
-EpStatus op_invoke(const OpCall *parent, OpId id, int nargs, const Value *args, Value *outs)
-{
-    const OpDef *d = op_get(id);
-    const OpSchema *s = d->schema;
-    Value full[32];
-    if (s->nargs > (int)EP_ARRAY_LEN(full) || nargs > s->nargs)
-        return ep_fail(parent->err, EP_ERR_EXEC, "internal: bad op_invoke of %s", d->target);
-    for (int i = 0; i < s->nargs; i++) {
-        if (i < nargs)
-            full[i] = args[i];
-        else
-            full[i] = s->args[i].dflt; /* borrowed from the schema */
-    }
-    for (int k = 0; k < s->nrets; k++)
-        outs[k].kind = V_NONE;
-    OpCall c = {d, full, s->nargs, outs, s->nrets, parent->err, parent->cfg};
-    return d->fn(&c);
-}
-
-int arg_int_list(const OpCall *c, int i, int64_t *out, int max)
-{
-    const Value *v = &c->args[i];
-    if (v->kind == V_INT) { /* a bare int where int[] was expected */
-        if (max < 1)
-            return -1;
-        out[0] = v->i;
-        return 1;
-    }
-    if (v->kind != V_LIST || v->list->n > max)
-        return -1;
-    for (int k = 0; k < v->list->n; k++) {
-        const Value *e = &v->list->items[k];
-        out[k] = e->kind == V_INT ? e->i : e->kind == V_BOOL ? e->b : (int64_t)e->f;
-    }
-    return v->list->n;
-}
-
-EpStatus op_fail(OpCall *c, const char *fmt, ...)
-{
-    char msg[EP_ERRMSG_MAX];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    return ep_fail(c->err, EP_ERR_EXEC, "%s: %s", c->op ? c->op->target : "op", msg);
-}
-
-/* ---- type promotion ------------------------------------------------------ */
-
-static DType promote_skip_undefined(DType a, DType b)
-{
-    if (a == DT_INVALID)
-        return b;
-    if (b == DT_INVALID)
-        return a;
-    return dtype_promote(a, b);
-}
-
-/* c10's combine_categories: the higher tier wins unless the lower tier is of
-** a higher category (float over int/bool), or the higher is just bool. */
-static DType combine_categories(DType higher, DType lower)
-{
-    if (higher != DT_INVALID && dtype_is_float(higher))
-        return higher;
-    if (higher == DT_BOOL || (lower != DT_INVALID && dtype_is_float(lower)))
-        return promote_skip_undefined(higher, lower);
-    if (higher != DT_INVALID)
-        return higher;
-    return lower;
-}
-
-DType result_type(int ntensors, Tensor *const *tensors, int nscalars, const Value *scalars)
-{
-    DType dim_result = DT_INVALID, zero_result = DT_INVALID, wrapped_result = DT_INVALID;
-    for (int i = 0; i < ntensors; i++) {
-        const Tensor *t = tensors[i];
-        if (!t)
-            continue;
-        if (t->wrapped_number) {
-            DType w = t->dtype == DT_BOOL ? DT_BOOL : dtype_is_float(t->dtype) ? DT_F32 : DT_I64;
-            wrapped_result = promote_skip_undefined(wrapped_result, w);
-        } else if (t->ndim > 0)
-            dim_result = promote_skip_undefined(dim_result, t->dtype);
-        else
-            zero_result = promote_skip_undefined(zero_result, t->dtype);
-    }
-    for (int i = 0; i < nscalars; i++) {
-        const Value *v = &scalars[i];
-        /* wrapped numbers: bool, int64, and the default dtype for floats */
-        DType t = v->kind == V_BOOL ? DT_BOOL : v->kind == V_FLOAT ? DT_F32 : DT_I64;
-        wrapped_result = promote_skip_undefined(wrapped_result, t);
-    }
-    DType r = combine_categories(dim_result, combine_categories(zero_result, wrapped_result));
-    return r == DT_INVALID ? DT_F32 : r;
 }
 
 /* ---- binding arguments to schemas ---------------------------------------- */

@@ -6,10 +6,10 @@
 **   type    := BASE ['(' alias ')'] ['[' [N] ']'] ['?']
 **   rets    := type [NAME] | '(' [type [NAME] {',' type [NAME]}] ')'
 **
-** Only the table in ops.def is parsed, once, at start-up; an error here is
+** Only the table in ops/ops.def is parsed, once, at start-up; an error here is
 ** a bug in that table and ops_init reports it.
 */
-#include "ops.h"
+#include "schema.h"
 
 #include <ctype.h>
 #include <math.h>

@@ -18,7 +18,7 @@
 #ifndef EP_OPS_ELEMENTWISE_H
 #define EP_OPS_ELEMENTWISE_H
 
-#include "../ops.h"
+#include "kernel.h"
 
 #define EW_MAX_IN 4
 

@@ -43,7 +43,7 @@ static EpStatus comparison_scalar(OpCall *c, const EwKernel *k)
     return ew_binary_scalar(c, k, 0, 1, false, EWF_BOOL_OUT | ew_inplace_flag(c), NULL);
 }
 
-/* Kernels of ops.def (calling convention in ops.h): eq.Tensor / eq_.Tensor
+/* Kernels of ops.def (calling convention in kernel.h): eq.Tensor / eq_.Tensor
 ** ... and the .Scalar forms, whose other is wrapped as PyTorch does. */
 EpStatus k_eq(OpCall *c) { return comparison(c, &K_eq); }
 EpStatus k_ne(OpCall *c) { return comparison(c, &K_ne); }

@@ -219,7 +219,7 @@ EpStatus k_neg(OpCall *c)
     return unary(c, &K_NEG, 0);
 }
 
-/* Kernels of ops.def (calling convention in ops.h); each serves the
+/* Kernels of ops.def (calling convention in kernel.h); each serves the
 ** functional op and its in-place _ form. */
 EpStatus k_abs(OpCall *c) { return unary(c, &K_ABS, 0); }
 EpStatus k_sign(OpCall *c) { return unary(c, &K_SIGN, 0); }

@@ -8,7 +8,7 @@
 #ifndef EP_OPS_INDEX_H
 #define EP_OPS_INDEX_H
 
-#include "../ops.h"
+#include "kernel.h"
 
 /* ---- dtypes and messages --------------------------------------------- */
 

@@ -13,7 +13,7 @@
 #ifndef EP_OPS_NN_H
 #define EP_OPS_NN_H
 
-#include "../ops.h"
+#include "kernel.h"
 
 /* ---- GEMM core (nn_gemm.c) ---------------------------------------------- */
 

@@ -17,7 +17,7 @@
 #ifndef EP_OPS_REDUCE_H
 #define EP_OPS_REDUCE_H
 
-#include "../ops.h"
+#include "kernel.h"
 
 /* Which dimensions of an input a reduction folds, and the result shape. */
 typedef struct ReducePlan {

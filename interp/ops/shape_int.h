@@ -9,7 +9,7 @@
 #ifndef EP_SHAPE_INT_H
 #define EP_SHAPE_INT_H
 
-#include "../ops.h"
+#include "kernel.h"
 
 /* MemoryFormat codes of the serialized program (and the test harness). */
 enum {

@@ -2,7 +2,7 @@
 ** sym.c -- kernels for SymInt/SymFloat/SymBool arithmetic (Python operator
 ** semantics), tensor metadata queries and runtime assertions.
 */
-#include "../ops.h"
+#include "kernel.h"
 
 #include <math.h>
 #include <stdio.h>

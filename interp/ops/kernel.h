@@ -1,0 +1,177 @@
+/*
+** kernel.h -- what every kernel sees: the operator list, the calling
+** convention, argument accessors and the helpers all families share.
+** Kernel files include it (through their family's header); the registry's
+** front, interp/ops.h, includes it too and adds lookup and binding.
+**
+** Every operator epdbg can run is one line of its family's .def file in
+** this folder (ops.def includes them all):
+**
+**   OP(ID, "target", "schema", kernel, flags)
+**
+**   ID      enum suffix: OP_<ID>
+**   target  the node target without "torch.ops.": "aten.add.Tensor",
+**           "aten.relu.default", "_operator.add", "quantized_decomposed..."
+**   schema  arguments and returns in native_functions.yaml notation:
+**           "(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+**   kernel  EpStatus kernel(OpCall *c); several targets may share one
+**   flags   OPF_* below
+**
+** Adding an operator is that line plus its kernel function in one of the
+** family's .c files.  From the list come the OpId enum and the kernels'
+** declarations (here), and the table of entries (table.c), whose schemas
+** the registry (interp/ops.c) parses once and whose targets it indexes, so
+** nothing compares target strings at run time.
+**
+** Calling convention.  The loader binds a node's named inputs to the schema
+** by name, fills defaults, and checks kinds, so a kernel receives c->args[i]
+** in schema order with these kinds (anything else is a loader bug):
+**   Tensor            V_TENSOR (a Python number given for a Tensor becomes a
+**                     0-d "wrapped number" tensor: Tensor.wrapped_number)
+**                                              Tensor?      V_TENSOR or V_NONE
+**   Tensor[]          V_LIST of V_TENSOR       Tensor?[]    V_LIST of V_TENSOR/V_NONE
+**   int, SymInt       V_INT                    float        V_FLOAT (ints widened)
+**   bool              V_BOOL                   str          V_STR
+**   Scalar            V_INT, V_FLOAT or V_BOOL (as written in the program)
+**   int[], SymInt[]   V_LIST of V_INT (int[N] given one value is expanded to N)
+**   float[]           V_LIST of V_FLOAT        bool[]       V_LIST of V_BOOL
+**   ScalarType        V_DTYPE                  Layout       V_LAYOUT
+**   Device            V_DEVICE                 MemoryFormat V_MEMFMT
+**   any "T?"          additionally V_NONE
+** The kernel stores its results in c->outs[0 .. c->nouts-1] (nouts = the
+** number of schema returns; a Tensor[] return is one V_LIST).  Outputs are
+** OWNED by the caller afterwards; arguments stay borrowed.  A view op
+** returns a new Tensor sharing the input's storage.  An in-place op (flag
+** OPF_INPLACE) writes into args[0]'s tensor and returns a new reference to
+** that same Tensor.  On failure a kernel returns ep_fail(c->err, ...) and
+** leaves outs unset (or V_NONE); it must not leak what it allocated.
+**
+** The helpers declared here that are not inline (arg_int_list, op_fail,
+** result_type) are defined in kernel.c, op_invoke in table.c.  Kernels call
+** down into interp/ (tensors, values, dtypes) and within this folder only;
+** nothing in this folder calls the registry's front (interp/ops.c).
+*/
+#ifndef EP_OPS_KERNEL_H
+#define EP_OPS_KERNEL_H
+
+#include "../schema.h"
+
+enum {
+    OPF_INPLACE = 1 << 0,    /* mutates args[0] and returns it */
+    OPF_VIEW = 1 << 1,       /* result shares storage with args[0] */
+    OPF_RANDOM = 1 << 2,     /* draws random numbers */
+    OPF_POSITIONAL = 1 << 3, /* Python-level op: bind node inputs by position */
+    OPF_NO_OUTPUT = 1 << 4,  /* assertion-like: no result, runs for effect */
+};
+
+typedef enum OpId {
+#define OP(id, target, schema, fn, flags) OP_##id,
+#include "ops.def"
+#undef OP
+    OP_COUNT
+} OpId;
+
+typedef struct OpCall OpCall;
+typedef EpStatus (*KernelFn)(OpCall *c);
+
+/* One entry of the operator table (table.c): constant apart from schema,
+** which the registry's ops_init parses from schema_text before any call
+** and ops_shutdown frees. */
+typedef struct OpDef {
+    OpId id;
+    const char *target;      /* "aten.add.Tensor" */
+    const char *schema_text;
+    KernelFn fn;
+    unsigned flags;
+    OpSchema *schema;        /* parsed by ops_init */
+} OpDef;
+
+/* ---- calling kernels ----------------------------------------------------- */
+
+/* Settings kernels consult; one per interpreter, never NULL in a call. */
+typedef struct KernelConfig {
+    bool use_blas; /* GEMM and convolution through OpenBLAS (else the plain loops) */
+} KernelConfig;
+
+extern const KernelConfig KERNEL_CONFIG_DEFAULT;
+
+struct OpCall {
+    const OpDef *op;
+    Value *args; /* borrowed, schema order */
+    int nargs;
+    Value *outs; /* filled by the kernel, owned by the caller */
+    int nouts;
+    EpError *err;
+    const KernelConfig *cfg;
+};
+
+#define OP_MAX_RETS 12
+#define OP_MAX_ARGS 32
+
+/* Run operator id on args given in schema order; missing trailing args
+** (nargs < schema nargs) take their defaults.  outs needs room for the
+** schema's returns.  For kernels that build on other ops (the in-place and
+** *_copy view forms on their plain view, _unsafe_masked_index on
+** _unsafe_index).  Defined beside the table it dispatches through
+** (table.c); the schemas must have been parsed (ops_init). */
+EpStatus op_invoke(const OpCall *parent, OpId id, int nargs, const Value *args, Value *outs);
+
+/* Declarations of every kernel function named in ops.def. */
+#define OP(id, target, schema, fn, flags) EpStatus fn(OpCall *c);
+#include "ops.def"
+#undef OP
+
+/* ---- argument accessors (kinds are guaranteed by the loader) -------------- */
+
+static inline bool arg_is_none(const OpCall *c, int i) { return c->args[i].kind == V_NONE; }
+/* The tensor, or NULL for None. */
+static inline Tensor *arg_tensor(const OpCall *c, int i)
+{
+    return c->args[i].kind == V_TENSOR ? c->args[i].t : NULL;
+}
+static inline int64_t arg_int(const OpCall *c, int i)
+{
+    const Value *v = &c->args[i];
+    return v->kind == V_INT ? v->i : v->kind == V_BOOL ? v->b : (int64_t)v->f;
+}
+static inline double arg_float(const OpCall *c, int i) { return value_as_f64(&c->args[i]); }
+static inline bool arg_bool(const OpCall *c, int i)
+{
+    const Value *v = &c->args[i];
+    return v->kind == V_BOOL ? v->b : v->kind == V_INT ? v->i != 0 : v->f != 0;
+}
+static inline const char *arg_str(const OpCall *c, int i)
+{
+    return c->args[i].kind == V_STR ? c->args[i].s : NULL;
+}
+static inline const ValueList *arg_list(const OpCall *c, int i)
+{
+    return c->args[i].kind == V_LIST ? c->args[i].list : NULL;
+}
+/* dtype argument, or dflt when None. */
+static inline DType arg_dtype(const OpCall *c, int i, DType dflt)
+{
+    return c->args[i].kind == V_DTYPE ? (DType)c->args[i].i : dflt;
+}
+/* Copy an int list into out (room for max); returns its length, or -1 if the
+** argument is None or longer than max. */
+int arg_int_list(const OpCall *c, int i, int64_t *out, int max);
+
+/* Store t (stolen) as output k. */
+static inline void out_tensor(OpCall *c, int k, Tensor *t) { c->outs[k] = value_tensor(t); }
+
+/* Failure helper that names the operator: "aten.add.Tensor: <message>". */
+EpStatus op_fail(OpCall *c, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* ---- shared helpers for kernels ------------------------------------------ */
+
+/* torch.result_type over tensor operands and scalar operands, following
+** PyTorch's three tiers: dimensioned tensors > zero-dim tensors > Python
+** scalars, each contributing only when its category (bool < int < float) is
+** higher than what the tiers above gave.  A float Python scalar over integer
+** tensors gives float32 (the default dtype).  tensors may contain NULLs
+** (skipped); wrapped-number tensors count as Python scalars; scalars are
+** Values of kind V_INT/V_FLOAT/V_BOOL. */
+DType result_type(int ntensors, Tensor *const *tensors, int nscalars, const Value *scalars);
+
+#endif
