@@ -4,6 +4,7 @@ set -eu
 B=${1:-build/release}
 echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
 "$B/bench/dispatch" 10000 50
+"$B/bench/dispatch" 10000 50 hooks
 "$B/bench/memory" 256
 "$B/bench/session" 10000 256
 "$B/bench/tui" 100000 1000
