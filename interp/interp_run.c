@@ -62,12 +62,9 @@ static EpStatus run_kernel(const Node *n, const NodePlan *np, Value *env, RunCtx
             return ep_fail(err, EP_ERR_EXEC, "an input of %s has no value (used before it is computed)", n->name);
         }
         if (fx->mode == FIX_WRAP) {
-            Tensor *t = v->kind == V_FLOAT ? tensor_scalar_f64(DT_F64, v->f, err)
-                        : v->kind == V_BOOL ? tensor_scalar_i64(DT_BOOL, v->b, err)
-                                            : tensor_scalar_i64(DT_I64, v->i, err);
+            Tensor *t = value_wrap_number(v, err);
             if (!t)
                 return EP_ERR_EXEC;
-            t->wrapped_number = true;
             fx->dst->kind = V_TENSOR;
             fx->dst->t = t;
         } else {

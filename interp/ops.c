@@ -128,12 +128,9 @@ static EpStatus conform(const OpDef *op, const SchemaArg *a, const Value *v, Val
             return EP_OK;
         }
         if (value_is_scalar(v)) { /* a Python number for a Tensor: wrap it */
-            Tensor *t = v->kind == V_FLOAT ? tensor_scalar_f64(DT_F64, v->f, err)
-                        : v->kind == V_BOOL ? tensor_scalar_i64(DT_BOOL, v->b, err)
-                                            : tensor_scalar_i64(DT_I64, v->i, err);
+            Tensor *t = value_wrap_number(v, err);
             if (!t)
                 return EP_ERR_EXEC;
-            t->wrapped_number = true;
             *out = value_tensor(t);
             return EP_OK;
         }

@@ -61,6 +61,16 @@ Value value_copy(const Value *v)
     return r;
 }
 
+Tensor *value_wrap_number(const Value *v, EpError *err)
+{
+    Tensor *t = v->kind == V_FLOAT ? tensor_scalar_f64(DT_F64, v->f, err)
+                : v->kind == V_BOOL ? tensor_scalar_i64(DT_BOOL, v->b, err)
+                                    : tensor_scalar_i64(DT_I64, v->i, err);
+    if (t)
+        t->wrapped_number = true;
+    return t;
+}
+
 Tensor *value_to_array(const Value *v, EpError *err)
 {
     switch (v->kind) {

@@ -63,6 +63,11 @@ Value value_copy(const Value *v);
 ** with no array form (None, strings, lists, ...), err then saying which
 ** kind it is (EP_ERR_USAGE), or when memory runs out. */
 Tensor *value_to_array(const Value *v, EpError *err);
+/* A Python number (int, float or bool scalar) passed where an op's schema
+** wants a Tensor, as PyTorch wraps it: a 0-d int64/float64/bool tensor
+** marked wrapped_number, so type promotion treats it as a scalar (new
+** reference; NULL when memory runs out). */
+Tensor *value_wrap_number(const Value *v, EpError *err);
 /* A full copy: tensors get new storage holding their values (contiguous),
 ** so writes into one never show in the other.  EP_ERR_EXEC when memory
 ** runs out (*out is then V_NONE). */

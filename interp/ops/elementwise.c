@@ -89,16 +89,6 @@ EpStatus ew_scalar_to_dtype(OpCall *c, const Value *v, DType t, void *dst)
     return EP_OK;
 }
 
-Tensor *ew_wrap_scalar(const Value *v, EpError *err)
-{
-    Tensor *t = v->kind == V_FLOAT  ? tensor_scalar_f64(DT_F64, v->f, err)
-                : v->kind == V_BOOL ? tensor_scalar_i64(DT_BOOL, v->b, err)
-                                    : tensor_scalar_i64(DT_I64, v->i, err);
-    if (t)
-        t->wrapped_number = true;
-    return t;
-}
-
 /* ---- broadcasting --------------------------------------------------------- */
 
 EpStatus ew_broadcast_shape(OpCall *c, int n, Tensor *const *ts, int *ndim, int64_t *shape)
@@ -405,7 +395,7 @@ EpStatus ew_pointwise(OpCall *c, const EwKernel *k, int nin, Tensor *const *in, 
 EpStatus ew_binary_scalar(OpCall *c, const EwKernel *k, int self_arg, int scalar_arg, bool scalar_first,
                           unsigned flags, const EwArgs *args)
 {
-    Tensor *s = ew_wrap_scalar(&c->args[scalar_arg], c->err);
+    Tensor *s = value_wrap_number(&c->args[scalar_arg], c->err);
     if (!s)
         return c->err->code;
     Tensor *in[2] = {arg_tensor(c, self_arg), s};

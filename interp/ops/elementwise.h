@@ -111,10 +111,6 @@ static inline unsigned ew_inplace_flag(const OpCall *c)
 EpStatus ew_pointwise(OpCall *c, const EwKernel *k, int nin, Tensor *const *in, unsigned flags,
                       const EwArgs *args);
 
-/* A Python number (Scalar argument) as PyTorch's wrapped-number 0-d tensor:
-** bool, int64 or float64.  New reference; NULL with err on failure. */
-Tensor *ew_wrap_scalar(const Value *v, EpError *err);
-
 /* The C++ type name PyTorch's cast-overflow messages print ("int64_t",
 ** "at::Half"). */
 const char *ew_c_type_name(DType t);

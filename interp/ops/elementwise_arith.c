@@ -256,7 +256,7 @@ EpStatus k_add(OpCall *c)
 /* add.Scalar / add_.Scalar (self, other, alpha) */
 EpStatus k_add_scalar(OpCall *c)
 {
-    Tensor *s = ew_wrap_scalar(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(&c->args[1], c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = run_add(c, arg_tensor(c, 0), s, &c->args[2], false, ew_inplace_flag(c));
@@ -276,7 +276,7 @@ EpStatus k_sub(OpCall *c)
 /* sub.Scalar / sub_.Scalar */
 EpStatus k_sub_scalar(OpCall *c)
 {
-    Tensor *s = ew_wrap_scalar(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(&c->args[1], c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = sub_check(c, arg_tensor(c, 0), s);
@@ -298,7 +298,7 @@ EpStatus k_rsub(OpCall *c)
 /* rsub.Scalar (self, other, alpha): other - alpha * self */
 EpStatus k_rsub_scalar(OpCall *c)
 {
-    Tensor *s = ew_wrap_scalar(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(&c->args[1], c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = sub_check(c, s, arg_tensor(c, 0));
@@ -355,7 +355,7 @@ EpStatus k_div_mode(OpCall *c)
 /* div.Scalar, div_.Scalar, true_divide.Scalar, div.Scalar_mode ... */
 EpStatus k_div_scalar(OpCall *c)
 {
-    Tensor *s = ew_wrap_scalar(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(&c->args[1], c->err);
     if (!s)
         return c->err->code;
     const char *mode = c->nargs > 2 ? arg_str(c, 2) : NULL;
@@ -374,7 +374,7 @@ EpStatus k_floor_divide(OpCall *c)
 /* floor_divide.Scalar / floor_divide_.Scalar */
 EpStatus k_floor_divide_scalar(OpCall *c)
 {
-    Tensor *s = ew_wrap_scalar(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(&c->args[1], c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = run_div(c, arg_tensor(c, 0), s, "floor", ew_inplace_flag(c));

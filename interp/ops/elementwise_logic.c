@@ -167,7 +167,7 @@ static Tensor *tensor_or_wrapped(OpCall *c, int i, Tensor **owned)
     *owned = NULL;
     if (c->args[i].kind == V_TENSOR)
         return c->args[i].t;
-    *owned = ew_wrap_scalar(&c->args[i], c->err);
+    *owned = value_wrap_number(&c->args[i], c->err);
     return *owned;
 }
 

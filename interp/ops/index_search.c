@@ -15,17 +15,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A Python number as the 0-d "wrapped number" tensor ATen makes of it. */
-static Tensor *wrap_scalar(OpCall *c, const Value *v)
-{
-    Tensor *t = v->kind == V_FLOAT ? tensor_scalar_f64(DT_F64, v->f, c->err)
-                : v->kind == V_BOOL ? tensor_scalar_i64(DT_BOOL, v->b, c->err)
-                                    : tensor_scalar_i64(DT_I64, v->i, c->err);
-    if (t)
-        t->wrapped_number = true;
-    return t;
-}
-
 /* ---- isin ------------------------------------------------------------------------ */
 
 static EpStatus isin_dtype_check(OpCall *c, DType t)
@@ -185,7 +174,7 @@ static EpStatus isin_scalar(OpCall *c, int scalar_arg, bool assume_unique)
 {
     if (c->args[scalar_arg].kind == V_BOOL)
         return op_fail(c, "Unsupported input type encountered for isin(): Bool");
-    Tensor *t = wrap_scalar(c, &c->args[scalar_arg]);
+    Tensor *t = value_wrap_number(&c->args[scalar_arg], c->err);
     if (!t)
         return EP_ERR_EXEC;
     EpStatus rc = scalar_arg == 0 ? isin_core(c, t, arg_tensor(c, 1), assume_unique, arg_bool(c, 3))
@@ -341,7 +330,7 @@ EpStatus k_searchsorted_tensor(OpCall *c)
 ** a 0-d result). */
 static EpStatus search_scalar(OpCall *c, SearchArgs *a, const Value *v)
 {
-    Tensor *t = wrap_scalar(c, v);
+    Tensor *t = value_wrap_number(v, c->err);
     if (!t)
         return EP_ERR_EXEC;
     a->input = t;
