@@ -89,8 +89,8 @@ static EpStatus info_node(CmdCtx *c, const char *args, EpError *err)
     const NodeInfo *ni = session_node_info(c->s, node);
     bool ran = node < interp_pc(ip) || interp_finished(ip);
     out_printf(c->out, "Node #%d '%s': %s (%s)\n", node, n->name, op_short_target(n->target), ran ? "has run" : "not run yet");
-    if (ni->nframes > 0) {
-        const SourceFrame *f = &ni->frames[ni->nframes - 1];
+    const SourceFrame *f = node_info_user_frame(ni);
+    if (f) {
         out_printf(c->out, "  source    %s:%d in %s%s%s\n", f->file, f->line, f->func, f->code ? ": " : "",
                    f->code ? f->code : "");
     }

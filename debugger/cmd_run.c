@@ -15,13 +15,12 @@
 
 /* ---- the stop report ------------------------------------------------------------ */
 
-/* The source line of the innermost frame, as `list` would show it. */
+/* The source line of the user's frame, as `list` would show it. */
 static void report_code(CmdCtx *c, int node)
 {
-    const NodeInfo *ni = session_node_info(c->s, node);
-    if (ni->nframes == 0 || !ni->frames[ni->nframes - 1].code)
+    const SourceFrame *f = node_info_user_frame(session_node_info(c->s, node));
+    if (!f || !f->code)
         return;
-    const SourceFrame *f = &ni->frames[ni->nframes - 1];
     out_printf(c->out, "%-7d %s\n", f->line, f->code);
 }
 

@@ -4,7 +4,10 @@
 ** frame, found through --source-dir folders), frame, up and down.
 **
 ** Frames are numbered as gdb does: #0 is the innermost (the line that
-** called the op), higher numbers are its callers.
+** called the op), higher numbers are its callers.  Until `frame`, `up` or
+** `down` picks one, the selected frame is the user's (NodeInfo.user_frame):
+** an nn.Conv2d node's innermost frame is torch's conv.py, its caller the
+** line of the user's model.
 */
 #include "cmd_int.h"
 
@@ -16,20 +19,17 @@
 
 #define LIST_LINES 10
 
-/* Frame k counted from the innermost, or NULL. */
-static const SourceFrame *frame_at(const NodeInfo *ni, int k)
+/* The frame `list` shows for ni, counted from the innermost. */
+static int selected_frame(const CmdCtx *c, const NodeInfo *ni)
 {
-    return k >= 0 && k < ni->nframes ? &ni->frames[ni->nframes - 1 - k] : NULL;
+    return c->frame < 0 ? ni->user_frame : c->frame;
 }
 
-static int selected_frame(CmdCtx *c)
-{
-    return c->frame < 0 ? 0 : c->frame;
-}
-
+/* "*#1  forward at model.py:12", with [torch] on torch's own frames */
 static void print_frame(CmdCtx *c, int k, const SourceFrame *f, bool selected)
 {
-    out_printf(c->out, "%s#%-2d %s at %s:%d\n", selected ? "*" : " ", k, f->func ? f->func : "??", f->file, f->line);
+    out_printf(c->out, "%s#%-2d %s at %s:%d%s\n", selected ? "*" : " ", k, f->func ? f->func : "??", f->file, f->line,
+               source_file_is_torch(f->file) ? "  [torch]" : "");
     if (f->code)
         out_printf(c->out, "        %s\n", f->code);
 }
@@ -46,8 +46,10 @@ static EpStatus cmd_backtrace(CmdCtx *c, const char *args, EpError *err)
     free(line);
     if (ni->nframes == 0)
         out_puts(c->out, "  (no stack trace recorded for this node)\n");
+    /* another node's frames: its user frame is the one `list NODE` shows */
+    int selected = *args ? ni->user_frame : selected_frame(c, ni);
     for (int k = 0; k < ni->nframes; k++)
-        print_frame(c, k, frame_at(ni, k), !*args && k == selected_frame(c));
+        print_frame(c, k, node_info_frame(ni, k), k == selected);
     const Node *n = interp_node(session_interp(c->s), node);
     ModuleScope *scopes;
     int ns = module_scopes_parse(n->meta.nn_module_stack, &scopes);
@@ -74,13 +76,22 @@ static EpStatus select_frame(CmdCtx *c, int k, EpError *err)
         return ep_fail(err, EP_ERR_USAGE, "no frame #%d (this node has frames #0 to #%d)", k, ni->nframes - 1);
     c->frame = k;
     c->list_node = -1;
-    print_frame(c, k, frame_at(ni, k), true);
+    print_frame(c, k, node_info_frame(ni, k), true);
     return EP_OK;
+}
+
+/* The selected frame of the current node (-1 without nodes: select_frame
+** says why). */
+static int current_frame(CmdCtx *c)
+{
+    if (session_num_nodes(c->s) == 0)
+        return -1;
+    return selected_frame(c, session_node_info(c->s, cmd_current_node(c)));
 }
 
 static EpStatus cmd_frame(CmdCtx *c, const char *args, EpError *err)
 {
-    int k = selected_frame(c);
+    int k = current_frame(c);
     if (*args) {
         char *end;
         long v = strtol(args, &end, 10);
@@ -95,14 +106,14 @@ static EpStatus cmd_up(CmdCtx *c, const char *args, EpError *err)
 {
     int n;
     EpStatus rc = cmd_count(args, 1, &n, err);
-    return rc ? rc : select_frame(c, selected_frame(c) + n, err);
+    return rc ? rc : select_frame(c, current_frame(c) + n, err);
 }
 
 static EpStatus cmd_down(CmdCtx *c, const char *args, EpError *err)
 {
     int n;
     EpStatus rc = cmd_count(args, 1, &n, err);
-    return rc ? rc : select_frame(c, selected_frame(c) - n, err);
+    return rc ? rc : select_frame(c, current_frame(c) - n, err);
 }
 
 /* Read a source file: as recorded, then inside each --source-dir, trying
@@ -164,7 +175,7 @@ static EpStatus cmd_list(CmdCtx *c, const char *args, EpError *err)
     if (more)
         node = c->list_node;
     const NodeInfo *ni = session_node_info(c->s, node);
-    const SourceFrame *f = frame_at(ni, *args ? 0 : selected_frame(c));
+    const SourceFrame *f = node_info_frame(ni, *args ? ni->user_frame : selected_frame(c, ni));
     if (!f)
         return ep_fail(err, EP_ERR_USAGE, "no stack trace is recorded for node #%d '%s'", node,
                        interp_node(session_interp(c->s), node)->name);
@@ -192,7 +203,7 @@ static EpStatus cmd_list(CmdCtx *c, const char *args, EpError *err)
 static const Command SOURCE_COMMANDS[] = {
     {"backtrace", "bt", cmd_backtrace, "backtrace [NODE]", "the node's Python stack trace and module path"},
     {"list", "l", cmd_list, "list [NODE]", "the source around the selected frame (again: the next lines)"},
-    {"frame", "f", cmd_frame, "frame [N]", "select stack frame N (0 is the innermost)"},
+    {"frame", "f", cmd_frame, "frame [N]", "select stack frame N (0 is the innermost; at first the user's)"},
     {"up", NULL, cmd_up, "up [N]", "select the caller's frame"},
     {"down", NULL, cmd_down, "down [N]", "select the callee's frame"},
 };

@@ -87,10 +87,9 @@ char *cmd_node_line(const Session *s, int i)
     StrBuf sb;
     sb_init(&sb);
     sb_printf(&sb, "#%d '%s' (%s)", i, n->name, op_short_target(n->target));
-    if (ni->nframes > 0) {
-        const SourceFrame *f = &ni->frames[ni->nframes - 1];
+    const SourceFrame *f = node_info_user_frame(ni);
+    if (f)
         sb_printf(&sb, " at %s:%d in %s", f->file, f->line, f->func);
-    }
     if (ni->module_path[0])
         sb_printf(&sb, " [%s]", ni->module_path);
     return sb_take(&sb);

@@ -35,6 +35,7 @@ NodeTable *node_table_new(const Interp *ip)
         }
         module_scopes_free(scopes, ns);
         ni->nframes = source_frames_parse(node->meta.stack_trace, &ni->frames);
+        ni->user_frame = ni->nframes ? ni->nframes - 1 - source_user_frame(ni->frames, ni->nframes) : 0;
     }
     return t;
 }
@@ -50,6 +51,16 @@ void node_table_free(NodeTable *t)
     }
     free(t->info);
     free(t);
+}
+
+const SourceFrame *node_info_frame(const NodeInfo *ni, int k)
+{
+    return k >= 0 && k < ni->nframes ? &ni->frames[ni->nframes - 1 - k] : NULL;
+}
+
+const SourceFrame *node_info_user_frame(const NodeInfo *ni)
+{
+    return node_info_frame(ni, ni->user_frame);
 }
 
 int node_table_count(const NodeTable *t) { return t->n; }

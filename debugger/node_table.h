@@ -22,7 +22,15 @@ typedef struct NodeInfo {
     int depth;           /* how many module scopes enclose the node */
     SourceFrame *frames; /* the Python stack trace, outermost first */
     int nframes;
+    int user_frame;      /* the frame shown by default, numbered as gdb does
+                         ** (#0 the innermost): the user's line, not torch's
+                         ** (source_user_frame); 0 without frames */
 } NodeInfo;
+
+/* Frame #k of ni counted from the innermost (gdb's numbering), or NULL. */
+const SourceFrame *node_info_frame(const NodeInfo *ni, int k);
+/* The user's frame (#user_frame), or NULL without a stack trace. */
+const SourceFrame *node_info_user_frame(const NodeInfo *ni);
 
 typedef struct NodeTable NodeTable;
 

@@ -170,8 +170,10 @@ char *numerics_describe_node(const Model *m, int node)
     sb_printf(&sb, "#%d '%s' (%s)", node, n->name, op_short_target(n->target));
     SourceFrame *frames = NULL;
     int nf = n->meta.stack_trace ? source_frames_parse(n->meta.stack_trace, &frames) : 0;
-    if (nf > 0)
-        sb_printf(&sb, " at %s:%d in %s", frames[nf - 1].file, frames[nf - 1].line, frames[nf - 1].func);
+    if (nf > 0) {
+        const SourceFrame *f = &frames[source_user_frame(frames, nf)];
+        sb_printf(&sb, " at %s:%d in %s", f->file, f->line, f->func);
+    }
     source_frames_free(frames, nf);
     ModuleScope *scopes = NULL;
     int ns = n->meta.nn_module_stack ? module_scopes_parse(n->meta.nn_module_stack, &scopes) : 0;

@@ -193,7 +193,7 @@ static void describe_node_into(const Interp *ip, int i, char *buf, size_t cap)
 {
     const Node *n = interp_node(ip, i);
     char src[512];
-    const char *where = source_innermost(n->meta.stack_trace, src, sizeof src);
+    const char *where = source_user_location(n->meta.stack_trace, src, sizeof src);
     snprintf(buf, cap, "node %d '%s' (%s)%s%s", i, n->name, op_short_target(n->target), where ? " at " : "",
              where ? where : "");
 }

@@ -225,7 +225,7 @@ EpStatus graph_run_sub(const GraphPlan *gp, const Value *inputs, int ninputs, Va
         if (rc) {
             char where[512];
             const Node *n = &g->nodes[i];
-            const char *src = source_innermost(n->meta.stack_trace, where, sizeof where);
+            const char *src = source_user_location(n->meta.stack_trace, where, sizeof where);
             ep_error_prefix(err, "in subgraph node '%s' (%s)%s%s", n->name, op_short_target(n->target),
                             src ? " at " : "", src ? src : "");
         }

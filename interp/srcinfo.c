@@ -81,13 +81,42 @@ void source_frames_free(SourceFrame *frames, int n)
     free(frames);
 }
 
-const char *source_innermost(const char *trace, char *buf, size_t cap)
+/* torch's own packages and modules, as the folder or file right after a
+** torch/ folder of a source checkout; "_" (any private module) is
+** matched as a prefix */
+static const char *const TORCH_PARTS[] = {"nn/", "fx/", "export/", "utils/", "autograd/", "ao/", "distributed/",
+                                          "functional.py", "overrides.py", "_"};
+
+bool source_file_is_torch(const char *file)
+{
+    if (strstr(file, "/site-packages/torch/") || strstr(file, "/dist-packages/torch/"))
+        return true;
+    for (const char *p = file; (p = strstr(p, "torch/")) != NULL; p++) {
+        if (p != file && p[-1] != '/')
+            continue; /* "mytorch/" is not a torch folder */
+        const char *rest = p + 6;
+        for (size_t i = 0; i < sizeof TORCH_PARTS / sizeof TORCH_PARTS[0]; i++)
+            if (strncmp(rest, TORCH_PARTS[i], strlen(TORCH_PARTS[i])) == 0)
+                return true;
+    }
+    return false;
+}
+
+int source_user_frame(const SourceFrame *frames, int n)
+{
+    for (int i = n - 1; i >= 0; i--)
+        if (!source_file_is_torch(frames[i].file))
+            return i;
+    return n - 1;
+}
+
+const char *source_user_location(const char *trace, char *buf, size_t cap)
 {
     SourceFrame *f;
     int n = source_frames_parse(trace, &f);
     if (n == 0)
         return NULL;
-    const SourceFrame *in = &f[n - 1];
+    const SourceFrame *in = &f[source_user_frame(f, n)];
     const char *base = strrchr(in->file, '/');
     snprintf(buf, cap, "%s:%d in %s%s%s", base ? base + 1 : in->file, in->line, in->func ? in->func : "?",
              in->code ? ": " : "", in->code ? in->code : "");

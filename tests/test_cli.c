@@ -273,6 +273,19 @@ START_TEST(test_unsupported_and_programs)
 }
 END_TEST
 
+/* A failing node whose innermost frame is torch's (OpOverload.__call__ in
+** torch/_ops.py) is reported at the user's line that called it. */
+START_TEST(test_run_error_names_user_frame)
+{
+    RunResult r = run((const char *[]){"run", FIX "torch_frames.pt2", NULL});
+    EXPECT(r, 4, err,
+           "node 1 'frobnicate' (mylib.frobnicate.default) at torch_frames.py:14 in forward: "
+           "return torch.ops.mylib.frobnicate(y): epdbg has no kernel");
+    ck_assert_msg(!strstr(r.err, "_ops.py"), "torch's frame named:\n%s", r.err);
+    run_result_free(&r);
+}
+END_TEST
+
 Suite *suite_cli(void)
 {
     Suite *s = suite_create("cli");
@@ -285,6 +298,7 @@ Suite *suite_cli(void)
     tcase_add_test(tc, test_guards);
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_unsupported_and_programs);
+    tcase_add_test(tc, test_run_error_names_user_frame);
     suite_add_tcase(s, tc);
     return s;
 }

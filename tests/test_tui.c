@@ -371,6 +371,31 @@ START_TEST(test_tui_missing_inputs)
 }
 END_TEST
 
+/* A node whose innermost frame is torch's nn.Conv2d: the status line and
+** the source pane go to the user's line; torch's frames stay listed,
+** tagged. */
+START_TEST(test_tui_user_frame)
+{
+    SKIP_WITHOUT_TMUX();
+    Tmux t;
+    tmux_start(&t, "build/fixtures/torch_frames.pt2", 120, 40, NULL);
+    char *s = tmux_wait(&t, "node 1/2 at torch_frames.py:13");
+    ck_assert_msg(!strstr(s, "conv.py:549 |"), "%s", s);
+    ck_assert_msg(strstr(s, "#2 forward at torch_frames.py:13"), "the user's frame is listed:\n%s", s);
+    ck_assert_msg(strstr(s, "#1 forward at conv.py:554  [torch]"), "torch's frame is tagged:\n%s", s);
+    ck_assert_msg(strstr(s, "> 13          y = self.conv(x)"), "the file is shown at the line:\n%s", s);
+    ck_assert_msg(!strstr(s, "not readable"), "%s", s);
+    free(s);
+    tmux_keys(&t, "s", true);
+    tmux_expect(&t, "node 2/2 at torch_frames.py:14");
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "Quit anyway?");
+    tmux_keys(&t, "y", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+}
+END_TEST
+
 /* Ctrl-C during a long run stops it at the next node, shows where, and
 ** leaves the debugger running.  The model: 400 matrix products of 384x384
 ** float32 on the reference loops (--no-blas), a few seconds at least. */
@@ -612,6 +637,7 @@ Suite *suite_tui(void)
     tcase_add_test(tc, test_tui_tour);
     tcase_add_test(tc, test_tui_keys);
     tcase_add_test(tc, test_tui_missing_inputs);
+    tcase_add_test(tc, test_tui_user_frame);
     tcase_add_test(tc, test_tui_interrupt);
     suite_add_tcase(s, tc);
     return s;

@@ -187,16 +187,12 @@ static int shown_node(const Tui *t)
     return node >= 0 && node < t->nnodes ? node : -1;
 }
 
-/* The selected frame of ni, counted from the innermost (0). */
+/* The selected frame of ni, counted from the innermost (0): the user's
+** until one is picked, as `list` does. */
 static int shown_frame(const Tui *t, const NodeInfo *ni)
 {
-    int k = t->cmd.frame < 0 ? 0 : t->cmd.frame;
+    int k = t->cmd.frame < 0 ? ni->user_frame : t->cmd.frame;
     return k < ni->nframes ? k : ni->nframes - 1;
-}
-
-static const SourceFrame *frame_at(const NodeInfo *ni, int k)
-{
-    return k >= 0 && k < ni->nframes ? &ni->frames[ni->nframes - 1 - k] : NULL;
 }
 
 static const char *base_name(const char *path)
@@ -244,14 +240,18 @@ static void draw_frames(const Tui *t, SourcePane *p, Canvas *c, const SourceLayo
         p->frame_top = 0;
     for (int r = 0; r < l->frame_rows && p->frame_top + r < ni->nframes; r++) {
         int k = p->frame_top + r;
-        const SourceFrame *f = frame_at(ni, k);
+        const SourceFrame *f = node_info_frame(ni, k);
         int row = l->header + r;
         Style st = ST_NORMAL;
         if (k == sel) {
             st = focused ? ST_CURSOR : ST_CURSOR_DIM;
             canvas_fill_row(c, row, st);
         }
-        canvas_printf(c, row, 0, st, "#%d %s at %s:%d", k, f->func ? f->func : "??", base_name(f->file), f->line);
+        bool torch = source_file_is_torch(f->file);
+        if (torch && k != sel)
+            st = ST_DIM;
+        canvas_printf(c, row, 0, st, "#%d %s at %s:%d%s", k, f->func ? f->func : "??", base_name(f->file), f->line,
+                      torch ? "  [torch]" : "");
     }
 }
 
@@ -356,7 +356,7 @@ static void source_draw(Tui *t, void *state, Canvas *c, bool focused)
     if (l.header)
         draw_header(t, c, 0, node, ni);
     draw_frames(t, p, c, &l, ni, sel, focused);
-    draw_source(t, p, c, &l, frame_at(ni, sel), placed);
+    draw_source(t, p, c, &l, node_info_frame(ni, sel), placed);
 }
 
 static void source_title(Tui *t, void *state, char *buf, size_t cap)
@@ -372,7 +372,7 @@ static void source_title(Tui *t, void *state, char *buf, size_t cap)
         return;
     }
     int sel = shown_frame(t, ni);
-    const SourceFrame *f = frame_at(ni, sel);
+    const SourceFrame *f = node_info_frame(ni, sel);
     if (ni->nframes > 1)
         snprintf(buf, cap, "%s:%d  #%d of %d", base_name(f->file), f->line, sel, ni->nframes);
     else
@@ -443,7 +443,7 @@ static bool source_key(Tui *t, void *state, int key, int c_rows)
         return false;
     }
     /* clamp against the file, so scrolling past an end does not pile up */
-    const SourceFrame *f = frame_at(ni, sel);
+    const SourceFrame *f = node_info_frame(ni, sel);
     int nlines = 1;
     if (f) {
         SourceFile *sf = file_get(t, p, f->file);

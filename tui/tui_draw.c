@@ -118,8 +118,12 @@ static void draw_status(Tui *t, Canvas *line)
     const char *base = strrchr(t->model_path, '/') ? strrchr(t->model_path, '/') + 1 : t->model_path;
     const Stop *st = session_last_stop(t->s);
     int cur = tui_current_node(t);
-    char pos[64];
-    if (cur >= 0)
+    char pos[160];
+    const SourceFrame *where = cur >= 0 ? node_info_user_frame(session_node_info(t->s, cur)) : NULL;
+    if (where) /* the user's line, as `list` shows it, not torch's */
+        snprintf(pos, sizeof pos, "node %d/%d at %s:%d", cur + 1, t->nnodes,
+                 strrchr(where->file, '/') ? strrchr(where->file, '/') + 1 : where->file, where->line);
+    else if (cur >= 0)
         snprintf(pos, sizeof pos, "node %d/%d", cur + 1, t->nnodes);
     else
         snprintf(pos, sizeof pos, "%d nodes", t->nnodes);
@@ -131,7 +135,13 @@ static void draw_status(Tui *t, Canvas *line)
     int nb = session_num_breakpoints(t->s);
     int col = canvas_printf(line, 0, 1, ST_STATUS, "%s | %s | %s | %d breakpoint%s", base, pos, stop, nb,
                             nb == 1 ? "" : "s");
+    /* a failure explains itself until something else is said */
+    char failure[256];
     const char *note = t->status_note ? t->status_note : "? help  : command  q quit";
+    if (!t->status_note && (st->kind == STOP_ERROR || st->kind == STOP_NAN) && st->detail) {
+        snprintf(failure, sizeof failure, "%.*s", (int)strcspn(st->detail, "\n"), st->detail);
+        note = failure;
+    }
     int room = line->cols - col - 3;
     if (room > 8) {
         int len = text_cells(note);

@@ -188,6 +188,35 @@ static ProgBuilder *unsupported(void)
     return pb;
 }
 
+/* tests/src/torch_frames.py: nodes whose innermost recorded frame is
+** torch's own code (nn.Conv2d's forward, OpOverload.__call__), as a real
+** export records them; the user's line is the next frame out. */
+#define TORCH_FRAMES_PY "tests/src/torch_frames.py"
+#define SITE_TORCH "/usr/local/lib/python3.11/site-packages/torch/"
+static ProgBuilder *torch_frames(void)
+{
+    PbRng r = {0x75};
+    ProgBuilder *pb = pb_new("torch_frames.ConvThenCustom", false);
+    int64_t ws[4] = {2, 1, 3, 3}, bs[1] = {2}, xs[4] = {1, 1, 5, 5};
+    param(pb, "conv.weight", uni(&r, DT_F32, 4, ws, -1, 1));
+    param(pb, "conv.bias", uni(&r, DT_F32, 1, bs, -1, 1));
+    input(pb, "x", uni(&r, DT_F32, 4, xs, -1, 1), NULL);
+    pb_at(pb, TORCH_FRAMES_PY, 13, "forward", "y = self.conv(x)");
+    pb_at_inner(pb, SITE_TORCH "nn/modules/conv.py", 554, "forward",
+                "return self._conv_forward(input, self.weight, self.bias)");
+    pb_at_inner(pb, SITE_TORCH "nn/modules/conv.py", 549, "_conv_forward",
+                "return F.conv2d(input, weight, bias, self.stride, self.padding, self.dilation, self.groups)");
+    pb_module(pb, "conv", "torch.nn.modules.conv.Conv2d");
+    pb_node(pb, "aten.conv2d.default", "conv2d",
+            F_ARG("input=%%x weight=%%%s bias=%%%s", pb_ph(pb, "conv.weight"), pb_ph(pb, "conv.bias")), "conv2d");
+    pb_at(pb, TORCH_FRAMES_PY, 14, "forward", "return torch.ops.mylib.frobnicate(y)");
+    pb_at_inner(pb, SITE_TORCH "_ops.py", 1123, "__call__", "return self._op(*args, **(kwargs or {}))");
+    pb_module(pb, "", "torch_frames.ConvThenCustom");
+    pb_node(pb, "mylib.frobnicate.default", "frobnicate", "x=%conv2d", "frobnicate");
+    pb_output(pb, "frobnicate");
+    return pb;
+}
+
 /* bfloat16 arithmetic and promotion with float32. */
 static ProgBuilder *bf16(void)
 {
@@ -281,6 +310,7 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(mutation(), dir, "mutation.pt2", PB_ERA_2_11, err)) ||
         (rc = write(training_bn(), dir, "training_bn.pt2", PB_ERA_2_2, err)) ||
         (rc = write(unsupported(), dir, "unsupported.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(torch_frames(), dir, "torch_frames.pt2", PB_ERA_2_11, err)) ||
         (rc = write(bf16(), dir, "bf16.pt2", PB_ERA_2_11, err)) ||
         (rc = write(inplace(), dir, "inplace.pt2", PB_ERA_2_11, err)) ||
         (rc = write(nan_log(), dir, "nan_log.pt2", PB_ERA_2_11, err)) ||
