@@ -33,8 +33,8 @@ static const char USAGE[] =
     "exit codes: 0 ok, 1 usage, 2 unreadable or invalid archive/input file,\n"
     "            3 inputs violate the program's constraints, 4 execution failed\n";
 
-/* cli_debug's full-screen case (a FullScreenFn): the TUI, told what it
-** needs from the debugger's command line. */
+/* The full-screen case of cli_debug and cli_replay (a FullScreenFn): the
+** TUI, told what it needs from the debugger's command line. */
 static int full_screen_tui(Session *s, const DebugArgs *a, const char *note)
 {
     TuiOptions opt = {.model_path = a->path,
@@ -62,7 +62,7 @@ int main(int argc, char **argv)
     else if (strcmp(argv[1], "run") == 0)
         rc = cli_run(argc - 2, argv + 2);
     else if (strcmp(argv[1], "replay") == 0)
-        rc = cli_replay(argc - 2, argv + 2);
+        rc = cli_replay(argc - 2, argv + 2, full_screen_tui);
     else if (argv[1][0] != '-')
         rc = cli_debug(argc - 1, argv + 1, full_screen_tui);
     else {

@@ -25,9 +25,13 @@ typedef int (*FullScreenFn)(Session *s, const DebugArgs *a, const char *note);
 ** without a script on a terminal the full-screen one: full_screen (not
 ** NULL) over the session cli_debug opened and frees afterwards. */
 int cli_debug(int argc, char **argv, FullScreenFn full_screen);
-/* `epdbg replay FILE.npz MODEL.pt2`: re-run a replay file's inputs, stop at
-** the failing node with its stack trace (cli/cli_replay.c). */
-int cli_replay(int argc, char **argv);
+/* `epdbg replay FILE.npz MODEL.pt2`: re-run a replay file's inputs and stop
+** at the failing node (the recorded `catch nan` re-armed).  On a terminal
+** full_screen (as for cli_debug) opens over that session, its note saying
+** what failed; with --batch, without a terminal or with full_screen NULL,
+** the report: the stack trace and whether the failure is the recorded one
+** (cli/cli_replay.c). */
+int cli_replay(int argc, char **argv, FullScreenFn full_screen);
 
 /* Input options of the command line, in the order given. */
 typedef struct InputArgs {

@@ -396,6 +396,82 @@ START_TEST(test_tui_user_frame)
 }
 END_TEST
 
+/* Write the replay file of a failing `epdbg run MODEL EXTRA...` (paths
+** relative to the project) into dir; its path (new string). */
+static char *failed_run_replay(const char *dir, const char *model, const char *const *extra)
+{
+    char *model_abs = realpath(model, NULL);
+    ck_assert_msg(model_abs != NULL, "%s missing", model);
+    const char *args[8] = {"run", model_abs};
+    int n = 2;
+    char *abs[4] = {0};
+    for (int i = 0; extra[i] && i < 4; i++)
+        args[n++] = abs[i] = extra[i][0] == '-' ? ep_xstrdup(extra[i]) : realpath(extra[i], NULL);
+    args[n] = NULL;
+    RunResult r = test_run_binary(args, dir, NULL);
+    ck_assert_msg(r.code != 0 && strstr(r.err, "replay with:"), "the run did not fail:\n%s", r.err);
+    run_result_free(&r);
+    for (int i = 0; i < 4; i++)
+        free(abs[i]);
+    free(model_abs);
+    const char *base = strrchr(model, '/') + 1;
+    return ep_xasprintf("%s/%.*s-replay.npz", dir, (int)(strlen(base) - 4), base);
+}
+
+/* `epdbg replay` on a terminal opens the debugger at the recorded failure:
+** a NaN (catch nan re-armed, the NaN maker selected) and inputs the guards
+** reject (the rejection shown, nothing run). */
+START_TEST(test_tui_replay)
+{
+    SKIP_WITHOUT_TMUX();
+    char *dir = test_tmpdir();
+    char *nan = failed_run_replay(dir, "build/fixtures/nan_log.pt2", (const char *[]){"--stop-on-nan", NULL});
+    Tmux t;
+    char *args = ep_xasprintf("replay %s build/fixtures/nan_log.pt2", nan);
+    tmux_start(&t, args, 120, 40, NULL);
+    free(args);
+    char *s = tmux_wait(&t, "Reproduced: the same failure as recorded.");
+    ck_assert_msg(strstr(s, "(recorded: nan at node log)"), "%s", s);
+    ck_assert_msg(strstr(s, "out0 (log) has 2 NaN and 0 Inf of 4 values"), "%s", s);
+    free(s);
+    tmux_keys(&t, "Escape", false);
+    s = tmux_wait(&t, "node 3/4 at numerics.py:20 | NaN/Inf caught | 1 breakpoint");
+    ck_assert_msg(strstr(s, ">*!#2 log"), "the NaN maker is the current node:\n%s", s);
+    ck_assert_msg(strstr(s, "out0 (log) has 2 NaN"), "the status line says why:\n%s", s);
+    free(s);
+    /* the catch is armed: running again stops at the same node */
+    tmux_keys(&t, "r", true);
+    tmux_expect(&t, "Caught a non-finite value (breakpoint 1) after #2 'log'");
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "Quit anyway?");
+    tmux_keys(&t, "y", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+
+    char *guard = failed_run_replay(dir, "build/fixtures/dynamic.pt2",
+                                    (const char *[]){"--input", "tests/refs/mlp/in0.npy", "--input",
+                                                     "tests/refs/mlp/in0.npy", NULL});
+    args = ep_xasprintf("replay %s build/fixtures/dynamic.pt2", guard);
+    tmux_start(&t, args, 120, 40, NULL);
+    free(args);
+    s = tmux_wait(&t, "Reproduced: the same failure as recorded.");
+    ck_assert_msg(strstr(s, "(recorded: input)"), "%s", s);
+    ck_assert_msg(strstr(s, "do not satisfy"), "%s", s);
+    free(s);
+    tmux_keys(&t, "Escape", false);
+    tmux_expect(&t, "| failed |");
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+    remove(nan);
+    remove(guard);
+    free(nan);
+    free(guard);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* Ctrl-C during a long run stops it at the next node, shows where, and
 ** leaves the debugger running.  The model: 400 matrix products of 384x384
 ** float32 on the reference loops (--no-blas), a few seconds at least. */
@@ -638,6 +714,7 @@ Suite *suite_tui(void)
     tcase_add_test(tc, test_tui_keys);
     tcase_add_test(tc, test_tui_missing_inputs);
     tcase_add_test(tc, test_tui_user_frame);
+    tcase_add_test(tc, test_tui_replay);
     tcase_add_test(tc, test_tui_interrupt);
     suite_add_tcase(s, tc);
     return s;
