@@ -6,9 +6,15 @@
 #                   under ASan+UBSan
 #   make layers     only the layers check (scripts/check-layers.sh)
 #   make bench      speed and memory measurements (README: Speed and memory)
-#   make install    PREFIX=/usr/local DESTDIR=
+#   make install    PREFIX=/usr/local DESTDIR= (the binary and the man page)
+#   make uninstall  removes what install put there
+#   make install-check  install and uninstall under a temporary DESTDIR
 #   make clean
 #   V=1             show full compiler command lines
+
+# The version, defined here only: main.c prints it (--version, --help), the
+# installed man page carries it.
+VERSION := 0.1.0
 
 PREFIX ?= /usr/local
 DESTDIR ?=
@@ -62,13 +68,16 @@ else
   Q := @
 endif
 
-.PHONY: all demo check layers test examples fixtures bench install uninstall clean
+.PHONY: all demo check layers test examples fixtures bench install uninstall install-check clean
 .DEFAULT_GOAL := all
 
 all: epdbg
 
 epdbg: $(B)/epdbg
 	$(Q)cp $< $@
+
+$(MAIN_OBJ): ALL_CFLAGS += -DEPDBG_VERSION='"$(VERSION)"'
+$(MAIN_OBJ): Makefile
 
 $(B)/%.o: %.c build/config.mk
 	@mkdir -p $(dir $@)
@@ -131,6 +140,7 @@ layers: $(B)/libepdbg.a $(MAIN_OBJ)
 
 check: all examples fixtures
 	$(Q)$(MAKE) --no-print-directory layers VARIANT=release
+	$(Q)$(MAKE) --no-print-directory install-check
 	$(Q)$(MAKE) --no-print-directory test VARIANT=release
 	$(Q)$(MAKE) --no-print-directory test VARIANT=asan \
 	    ASAN_OPTIONS=detect_leaks=1:abort_on_error=0 UBSAN_OPTIONS=print_stacktrace=1
@@ -146,12 +156,30 @@ bench: epdbg $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 
 # ---- install -----------------------------------------------------------------
 
+MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1
+
 install: epdbg
-	install -d $(DESTDIR)$(PREFIX)/bin
+	install -d $(DESTDIR)$(PREFIX)/bin $(MAN1)
 	install -m 755 epdbg $(DESTDIR)$(PREFIX)/bin/epdbg
+	sed 's/@VERSION@/$(VERSION)/g' doc/epdbg.1 > $(MAN1)/epdbg.1
+	chmod 644 $(MAN1)/epdbg.1
 
 uninstall:
-	rm -f $(DESTDIR)$(PREFIX)/bin/epdbg
+	rm -f $(DESTDIR)$(PREFIX)/bin/epdbg $(MAN1)/epdbg.1
+
+# install and uninstall into a scratch DESTDIR: the files land where they
+# should, the installed binary runs and its version is the man page's, and
+# uninstall leaves nothing behind.
+install-check: epdbg
+	$(Q)d=build/install-check; rm -rf $$d && \
+	$(MAKE) --no-print-directory -s install DESTDIR=$$d PREFIX=/usr >/dev/null && \
+	test -x $$d/usr/bin/epdbg && test -f $$d/usr/share/man/man1/epdbg.1 && \
+	test "$$($$d/usr/bin/epdbg --version)" = "epdbg $(VERSION)" && \
+	grep -q '^\.TH EPDBG 1 .*"epdbg $(VERSION)"' $$d/usr/share/man/man1/epdbg.1 && \
+	! grep -q @VERSION@ $$d/usr/share/man/man1/epdbg.1 && \
+	$(MAKE) --no-print-directory -s uninstall DESTDIR=$$d PREFIX=/usr && \
+	test -z "$$(find $$d -type f)" && rm -rf $$d && echo "install-check: ok" || \
+	{ echo "install-check: FAILED (see $$d)"; exit 1; }
 
 clean:
 	rm -rf build epdbg $(EXAMPLES)

@@ -6,17 +6,24 @@
 */
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "interp/ops.h"
 #include "tui/tui.h"
 
+#ifndef EPDBG_VERSION /* the Makefile defines it, from its VERSION */
+#error "EPDBG_VERSION is not defined: build with make"
+#endif
+
 static const char USAGE[] =
-    "epdbg -- debugger and profiler for PyTorch exported programs (.pt2)\n"
+    "epdbg " EPDBG_VERSION " -- a debugger for PyTorch exported programs (.pt2)\n"
     "\n"
     "usage:\n"
     "  epdbg info MODEL.pt2 [--json] [--model NAME]\n"
     "      what the archive holds: format, inputs, outputs, weights, ops, unsupported ops\n"
+    "      (every program of an archive that holds several, unless --model picks one)\n"
     "  epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
     "                      [--outputs DIR] [--model NAME] [--no-blas] [--stop-on-nan]\n"
     "                      [--record FILE.npz [--record-all]] [--shadow-fp64]\n"
@@ -24,14 +31,19 @@ static const char USAGE[] =
     "      run saves its inputs to a replay file; --shadow-fp64 also runs every node in\n"
     "      float64 and reports where float32 departs from it\n"
     "  epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]... [--no-color] [input options]\n"
-    "      the debugger: step through the graph, breakpoints, inspection, time travel;\n"
-    "      full-screen on a terminal (? lists the keys); -x/--batch/-ex run commands\n"
-    "      from a script, stdin or the command line instead\n"
-    "  epdbg replay FILE.npz MODEL.pt2 [--source-dir DIR]...\n"
-    "      re-run the inputs a failed run saved and stop at the failing node\n"
+    "      the debugger: step through the graph, breakpoints, inspection, time travel, time\n"
+    "      per node; full-screen on a terminal (? lists the keys); -x/--batch/-ex run commands\n"
+    "      from a script, stdin or the command line instead (`help` lists them)\n"
+    "  epdbg replay FILE.npz MODEL.pt2 [--source-dir DIR]... [--batch]\n"
+    "      re-run the inputs a failed run saved and stop at the failing node: full-screen\n"
+    "      on a terminal, a report with --batch or without one\n"
+    "  epdbg --version | -V      the version\n"
+    "  epdbg --help | -h         this text\n"
     "\n"
     "exit codes: 0 ok, 1 usage, 2 unreadable or invalid archive/input file,\n"
-    "            3 inputs violate the program's constraints, 4 execution failed\n";
+    "            3 inputs violate the program's constraints, 4 execution failed\n"
+    "files: ~/.epdbgrc (key bindings of the full-screen debugger)\n"
+    "more: man epdbg\n";
 
 /* The full-screen case of cli_debug and cli_replay (a FullScreenFn): the
 ** TUI, told what it needs from the debugger's command line. */
@@ -45,30 +57,74 @@ static int full_screen_tui(Session *s, const DebugArgs *a, const char *note)
     return tui_main(s, &opt);
 }
 
+/* The subcommands: the first word of the command line. */
+/* `epdbg replay` with the TUI for a terminal (cli/ never knows the TUI). */
+static int replay_with_tui(int argc, char **argv)
+{
+    return cli_replay(argc, argv, full_screen_tui);
+}
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv); /* argv after the subcommand's name */
+} SUBCOMMANDS[] = {
+    {"info", cli_info},
+    {"run", cli_run},
+    {"replay", replay_with_tui},
+};
+
+/* Whether word names a model to debug rather than a misspelt subcommand:
+** a path that exists, or one with an archive's extension (a missing file
+** then gets cli_debug's "cannot open" message, not "unknown command"). */
+static bool is_model_path(const char *word)
+{
+    static const char *const EXTENSIONS[] = {".pt2", ".pth", ".zip"};
+    if (access(word, F_OK) == 0)
+        return true;
+    size_t n = strlen(word);
+    for (size_t i = 0; i < sizeof EXTENSIONS / sizeof EXTENSIONS[0]; i++) {
+        size_t k = strlen(EXTENSIONS[i]);
+        if (n > k && strcasecmp(word + n - k, EXTENSIONS[i]) == 0)
+            return true;
+    }
+    return false;
+}
+
+static int unknown_command(const char *word)
+{
+    fprintf(stderr, "epdbg: unknown command '%s' (the commands are", word);
+    for (size_t i = 0; i < sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]; i++)
+        fprintf(stderr, "%s %s", i ? "," : "", SUBCOMMANDS[i].name);
+    fprintf(stderr, "; a MODEL.pt2 opens the debugger; see epdbg --help)\n");
+    return EP_ERR_USAGE;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
         fputs(USAGE, argc < 2 ? stderr : stdout);
         return argc < 2 ? EP_ERR_USAGE : EP_OK;
     }
+    if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
+        printf("epdbg %s\n", EPDBG_VERSION);
+        return EP_OK;
+    }
+    int sub = -1;
+    for (int i = 0; i < (int)(sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]); i++)
+        if (strcmp(argv[1], SUBCOMMANDS[i].name) == 0)
+            sub = i;
+    if (argv[1][0] == '-') {
+        fprintf(stderr, "epdbg: unknown option %s\n\n%s", argv[1], USAGE);
+        return EP_ERR_USAGE;
+    }
+    if (sub < 0 && !is_model_path(argv[1]))
+        return unknown_command(argv[1]);
     EpError err = {0};
     if (ops_init(&err)) {
         fprintf(stderr, "epdbg: %s\n", err.msg);
         return EP_ERR_EXEC;
     }
-    int rc;
-    if (strcmp(argv[1], "info") == 0)
-        rc = cli_info(argc - 2, argv + 2);
-    else if (strcmp(argv[1], "run") == 0)
-        rc = cli_run(argc - 2, argv + 2);
-    else if (strcmp(argv[1], "replay") == 0)
-        rc = cli_replay(argc - 2, argv + 2, full_screen_tui);
-    else if (argv[1][0] != '-')
-        rc = cli_debug(argc - 1, argv + 1, full_screen_tui);
-    else {
-        fprintf(stderr, "epdbg: unknown option %s\n\n%s", argv[1], USAGE);
-        rc = EP_ERR_USAGE;
-    }
+    int rc = sub >= 0 ? SUBCOMMANDS[sub].run(argc - 2, argv + 2) : cli_debug(argc - 1, argv + 1, full_screen_tui);
     ops_shutdown();
     return rc;
 }

@@ -113,26 +113,18 @@ static char *schema_text(const ExportedProgram *ep)
     return ep_xasprintf("%d.%d", ep->schema_major, ep->schema_minor);
 }
 
-/* The kind and shape text of a graph value, "float32[s0, 3]" or "SymInt". */
-static char *value_text(const ExportedProgram *ep, const Arg *a)
-{
-    if (a->kind == ARG_TENSOR && a->ref) {
-        char *type = graph_recorded_type(&ep->graph, a->ref);
-        if (type)
-            return type;
-    }
-    return arg_describe(a);
-}
-
-static void print_text(const Interp *ip)
+/* Describe the program of ip; heading is the first line (the file, or the
+** file and the program when every program of the archive is described, in
+** which case the list of programs is not repeated). */
+static void print_text(const Interp *ip, const char *heading, bool all_programs)
 {
     const Model *m = interp_model(ip);
     const ExportedProgram *ep = interp_program(ip);
     char buf[64];
-    printf("%s\n", m->path);
+    printf("%s\n", heading);
     printf("  format      %s%s%s%s\n", m->layout, m->is_pt2 ? ", program \"" : "", m->is_pt2 ? m->name : "",
            m->is_pt2 ? "\"" : "");
-    if (m->nmodels > 1) {
+    if (m->nmodels > 1 && !all_programs) {
         printf("  programs    ");
         for (int i = 0; i < m->nmodels; i++)
             printf("%s%s", i ? ", " : "", m->models[i]);
@@ -160,7 +152,7 @@ static void print_text(const Interp *ip)
     printf("\n");
     for (int i = 0; i < ep->noutput_specs; i++) {
         const OutputSpec *s = &ep->output_specs[i];
-        char *t = value_text(ep, &ep->graph.outputs[i]);
+        char *t = interp_describe_value(ip, &ep->graph.outputs[i]);
         if (s->kind == OUT_USER_OUTPUT)
             printf("    %s: %s\n", ep->graph.outputs[i].ref ? ep->graph.outputs[i].ref : "(literal)", t);
         else
@@ -207,7 +199,7 @@ static void print_text(const Interp *ip)
     free(ops);
 }
 
-static void print_json(const Interp *ip)
+static cJSON *info_json(const Interp *ip)
 {
     const Model *m = interp_model(ip);
     const ExportedProgram *ep = interp_program(ip);
@@ -264,7 +256,7 @@ static void print_json(const Interp *ip)
             cJSON_AddStringToObject(e, "name", ep->graph.outputs[i].ref);
         if (ep->output_specs[i].target)
             cJSON_AddStringToObject(e, "target", ep->output_specs[i].target);
-        char *t = value_text(ep, &ep->graph.outputs[i]);
+        char *t = interp_describe_value(ip, &ep->graph.outputs[i]);
         cJSON_AddStringToObject(e, "value", t);
         free(t);
         cJSON_AddItemToArray(outs, e);
@@ -306,10 +298,77 @@ static void print_json(const Interp *ip)
         }
     }
     free(ops);
+    return o;
+}
+
+static void print_json(cJSON *o)
+{
     char *text = cJSON_Print(o);
     printf("%s\n", text);
     free(text);
     cJSON_Delete(o);
+}
+
+/* Open program name (NULL: the archive's one) of path and describe it: as
+** text under heading, or as JSON added to json_models (printed alone when
+** that is NULL).  Returns the exit code. */
+static int describe_program(const char *path, const char *name, bool json, const char *heading, bool all_programs,
+                            cJSON *json_models)
+{
+    EpError err = {0};
+    Model *m;
+    EpStatus rc = model_open(path, name, &m, &err);
+    if (rc) {
+        fprintf(stderr, "epdbg: %s\n", err.msg);
+        return rc;
+    }
+    Interp *ip = interp_new(m, NULL, &err);
+    if (!ip) {
+        fprintf(stderr, "epdbg: %s\n", err.msg);
+        model_free(m);
+        return err.code ? err.code : EP_ERR_FORMAT;
+    }
+    if (!json)
+        print_text(ip, heading, all_programs);
+    else if (json_models)
+        cJSON_AddItemToArray(json_models, info_json(ip));
+    else
+        print_json(info_json(ip));
+    interp_free(ip);
+    model_free(m);
+    return EP_OK;
+}
+
+/* Every program of an archive that holds several, in archive order, each
+** under its name: text blocks after a line listing them, or one JSON object
+** {"path", "programs", "models": [one object per program]}. */
+static int describe_every_program(const char *path, char **names, int n, bool json)
+{
+    cJSON *top = NULL, *models = NULL;
+    if (json) {
+        top = cJSON_CreateObject();
+        cJSON_AddStringToObject(top, "path", path);
+        cJSON *progs = cJSON_AddArrayToObject(top, "programs");
+        for (int i = 0; i < n; i++)
+            cJSON_AddItemToArray(progs, cJSON_CreateString(names[i]));
+        models = cJSON_AddArrayToObject(top, "models");
+    } else {
+        printf("%s: %d programs (", path, n);
+        for (int i = 0; i < n; i++)
+            printf("%s%s", i ? ", " : "", names[i]);
+        printf("), each described below; --model NAME describes one\n");
+    }
+    int rc = EP_OK;
+    for (int i = 0; i < n && rc == EP_OK; i++) {
+        char *heading = ep_xasprintf("\n%s, program \"%s\" (%d of %d)", path, names[i], i + 1, n);
+        rc = describe_program(path, names[i], json, heading, true, models);
+        free(heading);
+    }
+    if (top && rc == EP_OK)
+        print_json(top);
+    else
+        cJSON_Delete(top);
+    return rc;
 }
 
 int cli_info(int argc, char **argv)
@@ -336,24 +395,20 @@ int cli_info(int argc, char **argv)
         fprintf(stderr, "usage: epdbg info MODEL.pt2 [--json] [--model NAME]\n");
         return EP_ERR_USAGE;
     }
+    if (model_name)
+        return describe_program(path, model_name, json, path, false, NULL);
     EpError err = {0};
-    Model *m;
-    EpStatus rc = model_open(path, model_name, &m, &err);
+    char **names;
+    int n;
+    EpStatus rc = model_list_programs(path, &names, &n, &err);
     if (rc) {
         fprintf(stderr, "epdbg: %s\n", err.msg);
         return rc;
     }
-    Interp *ip = interp_new(m, NULL, &err);
-    if (!ip) {
-        fprintf(stderr, "epdbg: %s\n", err.msg);
-        model_free(m);
-        return err.code ? err.code : EP_ERR_FORMAT;
-    }
-    if (json)
-        print_json(ip);
-    else
-        print_text(ip);
-    interp_free(ip);
-    model_free(m);
-    return EP_OK;
+    int code = n > 1 ? describe_every_program(path, names, n, json)
+                     : describe_program(path, NULL, json, path, false, NULL);
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    return code;
 }

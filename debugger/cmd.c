@@ -123,15 +123,21 @@ EpStatus cmd_execute(CmdCtx *c, const char *line, EpError *err)
 
 /* ---- info and help --------------------------------------------------------------- */
 
+/* "  info node [NODE]   the node's op, ..." for every info subcommand. */
+static void list_info_subcommands(Out *out)
+{
+    for (int g = 0; g < NGROUPS; g++)
+        for (int i = 0; i < GROUPS[g]->ninfos; i++)
+            out_printf(out, "  info %-28s %s\n", GROUPS[g]->infos[i].usage, GROUPS[g]->infos[i].help);
+}
+
 static EpStatus cmd_info(CmdCtx *c, const char *args, EpError *err)
 {
     char what[64];
     const char *rest = args;
     if (!cmd_word(&rest, what, sizeof what)) {
         out_puts(c->out, "info what?  One of:\n");
-        for (int g = 0; g < NGROUPS; g++)
-            for (int i = 0; i < GROUPS[g]->ninfos; i++)
-                out_printf(c->out, "  info %-28s %s\n", GROUPS[g]->infos[i].usage, GROUPS[g]->infos[i].help);
+        list_info_subcommands(c->out);
         return EP_OK;
     }
     const Command *sub = find_in(what, true, err);
@@ -142,6 +148,44 @@ static EpStatus cmd_info(CmdCtx *c, const char *args, EpError *err)
     free(sargs);
     return rc;
 }
+
+/* What `help CMD` adds to a command's one-line description when one line
+** cannot say it: the breakpoint location forms and the condition language
+** (the grammar is bpcond_parse's in session_cond.c, the locations
+** session_break's). */
+static const char BREAK_DETAILS[] =
+    "Locations:\n"
+    "  NODE           a node: its name, #N (its index in the graph) or a unique prefix of its name\n"
+    "  /REGEX/        every node whose name or op target (aten.add.Tensor) matches the PCRE2 regex\n"
+    "  FILE:LINE      every node with a frame of its Python stack trace at that line; FILE may be\n"
+    "                 the end of the path at a '/' (model.py, src/model.py)\n"
+    "  FILE:FUNC      every node with a frame in function FUNC of FILE\n"
+    "  module PATH    the first node of each call of the nn.Module PATH (encoder.layer0)\n"
+    "  nan            any node whose output holds NaN or Inf (as `catch nan`)\n"
+    "Conditions (LOCATION if COND), tested after the node runs:\n"
+    "  values         out (the output; the default), outN (output N), in or inN (tensor input N)\n"
+    "                 before a property: in0.abs_max; a property alone is out's\n"
+    "  tests          nan, inf (the value holds a NaN / an Inf), finite (neither)\n"
+    "  numbers        min, max, abs_max, mean, std, sum, numel, ndim, zeros (how many are 0),\n"
+    "                 shape[I] (size of dimension I; negative I counts from the end)\n"
+    "  dtype          dtype == float16, dtype != float32 (any dtype name)\n"
+    "  operators      < <= > >= == !=, + - * / and unary -, ! (not), && (and), || (or),\n"
+    "                 parentheses; numbers as in C (1e3, 0.5)\n"
+    "  A condition on a value the node does not have (in2 of a one-input node, shape[3]\n"
+    "  of a matrix) is false, so it never stops there.\n"
+    "Examples:\n"
+    "  break relu\n"
+    "  break model.py:21\n"
+    "  break /linear/ if in0.abs_max > 1e3 || !finite\n"
+    "  break module encoder.layer0 if shape[0] > 8 && dtype == float16\n";
+
+static const struct {
+    const char *command;
+    const char *details;
+} HELP_DETAILS[] = {
+    {"break", BREAK_DETAILS},
+    {"tbreak", BREAK_DETAILS},
+};
 
 /* One line of the command list: usage, short form, description in
 ** columns; a usage too long for its column gets a line of its own. */
@@ -167,6 +211,13 @@ static EpStatus cmd_help(CmdCtx *c, const char *args, EpError *err)
         out_printf(c->out, "%s%s\n  %s\n", info ? "info " : "", cmd->usage, cmd->help);
         if (cmd->alias)
             out_printf(c->out, "  short form: %s\n", cmd->alias);
+        if (!info && cmd->fn == cmd_info) {
+            out_puts(c->out, "Subcommands:\n");
+            list_info_subcommands(c->out);
+        }
+        for (size_t i = 0; !info && i < EP_ARRAY_LEN(HELP_DETAILS); i++)
+            if (strcmp(cmd->name, HELP_DETAILS[i].command) == 0)
+                out_puts(c->out, HELP_DETAILS[i].details);
         return EP_OK;
     }
     for (int g = 0; g < NGROUPS; g++) {

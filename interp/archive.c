@@ -373,7 +373,8 @@ static EpStatus open_legacy(Model *m, EpError *err)
     return load_sample_inputs(m, "serialized_example_inputs.pt", err);
 }
 
-static EpStatus open_pt2(Model *m, const char *want, EpError *err)
+/* list_only: stop once the program names are known (model_list_programs). */
+static EpStatus open_pt2(Model *m, const char *want, bool list_only, EpError *err)
 {
     EpStatus rc;
     /* program names: models/<name>.json directly under the root */
@@ -391,6 +392,8 @@ static EpStatus open_pt2(Model *m, const char *want, EpError *err)
     free(prefix);
     if (m->nmodels == 0) /* AOTInductor packages also say "pt2" */
         return refuse_unknown(m, err);
+    if (list_only)
+        return EP_OK;
     if (want) {
         for (int i = 0; i < m->nmodels; i++)
             if (strcmp(m->models[i], want) == 0)
@@ -500,7 +503,9 @@ static EpStatus refuse_unknown(Model *m, EpError *err)
                    m->path, zipa_count(m->zip) ? zipa_name(m->zip, 0) : "(empty zip)");
 }
 
-EpStatus model_open(const char *path, const char *model_name, Model **out, EpError *err)
+/* model_open, or with list_only a Model that holds only the layout and the
+** program names. */
+static EpStatus open_model(const char *path, const char *model_name, bool list_only, Model **out, EpError *err)
 {
     *out = NULL;
     Model *m = ep_xcalloc(1, sizeof *m);
@@ -549,7 +554,7 @@ EpStatus model_open(const char *path, const char *model_name, Model **out, EpErr
     }
     if (pt2) {
         m->is_pt2 = true;
-        rc = open_pt2(m, model_name, err);
+        rc = open_pt2(m, model_name, list_only, err);
     } else {
         free(m->root);
         m->root = ep_xstrdup("");
@@ -558,7 +563,7 @@ EpStatus model_open(const char *path, const char *model_name, Model **out, EpErr
                 rc = ep_fail(err, EP_ERR_USAGE, "%s: a legacy archive holds one program; --model %s does not apply",
                              path, model_name);
             else
-                rc = open_legacy(m, err);
+                rc = list_only ? EP_OK : open_legacy(m, err);
         } else {
             rc = refuse_unknown(m, err);
         }
@@ -568,5 +573,30 @@ EpStatus model_open(const char *path, const char *model_name, Model **out, EpErr
         return rc;
     }
     *out = m;
+    return EP_OK;
+}
+
+EpStatus model_open(const char *path, const char *model_name, Model **out, EpError *err)
+{
+    return open_model(path, model_name, false, out, err);
+}
+
+EpStatus model_list_programs(const char *path, char ***names, int *n, EpError *err)
+{
+    Model *m;
+    EpStatus rc = open_model(path, NULL, true, &m, err);
+    if (rc)
+        return rc;
+    if (m->nmodels) {
+        *names = m->models;
+        *n = m->nmodels;
+        m->models = NULL;
+        m->nmodels = 0;
+    } else { /* a legacy archive: its one program */
+        *names = ep_xmalloc(sizeof **names);
+        (*names)[0] = ep_xstrdup("model");
+        *n = 1;
+    }
+    model_free(m);
     return EP_OK;
 }

@@ -47,6 +47,10 @@ typedef struct Model {
 ** Errors: EP_ERR_FORMAT, naming the file and the member or JSON path. */
 EpStatus model_open(const char *path, const char *model_name, Model **out, EpError *err);
 void model_free(Model *m); /* NULL ok */
+/* The names of the programs in the archive at path, in archive order: a new
+** array of *n new strings (a legacy archive has one, "model").  Errors as
+** model_open's for a file that is not an exported program. */
+EpStatus model_list_programs(const char *path, char ***names, int *n, EpError *err);
 
 /* The tensor of a parameter/buffer (state dict) or a constant, or NULL
 ** (borrowed). */

@@ -219,17 +219,27 @@ EpStatus interp_check_supported(const Interp *ip, EpError *err)
 
 /* ---- describing inputs ---------------------------------------------------------- */
 
-static void describe_ranges_of(const Interp *ip, const TensorMeta *m, StrBuf *sb)
+/* " (s0 in [2, 1024], s1 in [-inf, inf])": the range of every symbol in
+** the sizes dims[0..n-1], each once, in order of appearance.  A symbol whose
+** lower bound is 1 or 2 also accepts the sizes below it: PyTorch specializes
+** 0 and 1 while exporting but its input check (_check_input_constraints_for_
+** graph) enforces a lower bound only above 2, and check_tensor_input does
+** the same, so an input's description (of_input) says so rather than
+** promise a refusal. */
+static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int n, bool of_input, StrBuf *sb)
 {
     const ExportedProgram *ep = ip->ep;
-    bool first = true;
     const char *seen[EP_MAX_DIMS];
     int nseen = 0;
-    for (int d = 0; m && d < m->ndim; d++) {
-        if (!m->sizes[d].is_expr || !m->sizes[d].parsed)
+    StrBuf below[3]; /* by lower bound 1 and 2: the symbols that also take smaller sizes */
+    int nbelow[3] = {0};
+    sb_init(&below[1]);
+    sb_init(&below[2]);
+    for (int d = 0; d < n; d++) {
+        if (!dims[d] || !dims[d]->is_expr || !dims[d]->parsed)
             continue;
         const char *names[8];
-        int ns = sym_symbols(m->sizes[d].parsed, names, 8);
+        int ns = sym_symbols(dims[d]->parsed, names, 8);
         for (int k = 0; k < ns && k < 8; k++) {
             bool dup = false;
             for (int j = 0; j < nseen; j++)
@@ -239,22 +249,61 @@ static void describe_ranges_of(const Interp *ip, const TensorMeta *m, StrBuf *sb
                 continue;
             seen[nseen++] = names[k];
             int r = program_find_range(ep, names[k]);
-            sb_printf(sb, "%s%s in [", first ? " (" : ", ", names[k]);
-            if (r >= 0 && ep->ranges[r].has_min)
-                sb_printf(sb, "%lld", (long long)ep->ranges[r].min);
+            const RangeConstraint *rc = r >= 0 ? &ep->ranges[r] : NULL;
+            sb_printf(sb, "%s%s in [", nseen == 1 ? " (" : ", ", names[k]);
+            if (rc && rc->has_min)
+                sb_printf(sb, "%lld", (long long)rc->min);
             else
                 sb_append(sb, "-inf");
             sb_append(sb, ", ");
-            if (r >= 0 && ep->ranges[r].has_max)
-                sb_printf(sb, "%lld", (long long)ep->ranges[r].max);
+            if (rc && rc->has_max)
+                sb_printf(sb, "%lld", (long long)rc->max);
             else
                 sb_append(sb, "inf");
             sb_append(sb, "]");
-            first = false;
+            if (of_input && rc && rc->has_min && (rc->min == 1 || rc->min == 2))
+                sb_printf(&below[rc->min], "%s%s", nbelow[rc->min]++ ? " and " : "", names[k]);
         }
     }
-    if (!first)
+    for (int m = 1; m <= 2; m++) {
+        if (nbelow[m]) /* "s0: 0 and 1 also ..." names the symbols only when others are listed */
+            sb_printf(sb, "; %s%s%s also accepted at run time, as PyTorch does", nseen > nbelow[m] ? below[m].data : "",
+                      nseen > nbelow[m] ? ": " : "", m == 2 ? "0 and 1" : "0");
+        sb_free(&below[m]);
+    }
+    if (nseen)
         sb_append(sb, ")");
+}
+
+/* The SymInt/SymFloat/SymBool graph value name as the exporter recorded it
+** (of_input: a user input, see describe_ranges_of):
+** "SymInt = 5*s77 (s77 in [0, inf])", "SymInt = 3", "SymBool". */
+static void describe_sym_value(const Interp *ip, ArgKind kind, const char *name, bool of_input, StrBuf *sb)
+{
+    sb_append(sb, arg_kind_name(kind));
+    const SymDim *d = kind == ARG_SYM_INT && name ? strmap_get(&ip->ep->graph.sym_int_values, name) : NULL;
+    if (!d)
+        return;
+    if (!d->is_expr) {
+        sb_printf(sb, " = %lld", (long long)d->value);
+        return;
+    }
+    char *text = d->parsed ? sym_to_string(d->parsed) : NULL;
+    if (strcmp(text ? text : d->expr, name) != 0) /* not "n = n" */
+        sb_printf(sb, " = %s", text ? text : d->expr);
+    free(text);
+    describe_ranges_of(ip, &d, 1, of_input, sb);
+}
+
+static void describe_input_tensor(const Interp *ip, const TensorMeta *m, StrBuf *sb)
+{
+    char shape[512];
+    sb_printf(sb, "%s%s", scalar_type_name(m->scalar_type), tensor_meta_shape_str(m, shape, sizeof shape));
+    const SymDim *dims[EP_MAX_DIMS];
+    int n = m->ndim < EP_MAX_DIMS ? m->ndim : EP_MAX_DIMS;
+    for (int d = 0; d < n; d++)
+        dims[d] = &m->sizes[d];
+    describe_ranges_of(ip, dims, n, true, sb);
 }
 
 char *interp_describe_inputs(const Interp *ip)
@@ -263,15 +312,29 @@ char *interp_describe_inputs(const Interp *ip)
     sb_init(&sb);
     for (int i = 0; i < ip->ninputs; i++) {
         const UserInput *u = &ip->inputs[i];
-        char shape[512];
-        if (u->kind == ARG_TENSOR && u->meta) {
-            sb_printf(&sb, "  %s: %s%s", u->name, scalar_type_name(u->meta->scalar_type),
-                      tensor_meta_shape_str(u->meta, shape, sizeof shape));
-            describe_ranges_of(ip, u->meta, &sb);
-        } else {
-            sb_printf(&sb, "  %s: %s", u->name, arg_kind_name(u->kind));
-        }
+        sb_printf(&sb, "  %s: ", u->name);
+        if (u->kind == ARG_TENSOR && u->meta)
+            describe_input_tensor(ip, u->meta, &sb);
+        else
+            describe_sym_value(ip, u->kind, u->name, true, &sb);
         sb_append(&sb, "\n");
+    }
+    return sb_take(&sb);
+}
+
+char *interp_describe_value(const Interp *ip, const Arg *a)
+{
+    char *type = a->kind == ARG_TENSOR ? graph_recorded_type(&ip->ep->graph, a->ref) : NULL;
+    if (type)
+        return type;
+    StrBuf sb;
+    sb_init(&sb);
+    if (a->ref && (a->kind == ARG_SYM_INT || a->kind == ARG_SYM_FLOAT || a->kind == ARG_SYM_BOOL)) {
+        describe_sym_value(ip, a->kind, a->ref, false, &sb);
+    } else {
+        char *text = arg_describe(a);
+        sb_append(&sb, text);
+        free(text);
     }
     return sb_take(&sb);
 }

@@ -50,8 +50,13 @@ void interp_free(Interp *ip); /* NULL ok */
 const Model *interp_model(const Interp *ip);
 int interp_num_user_inputs(const Interp *ip);
 const UserInput *interp_user_input(const Interp *ip, int i);
-/* One line per user input: "x: float32[s0, 3] (s0 in [2, 1024])". */
+/* One line per user input: "x: float32[s0, 3] (s0 in [2, 1024]; 0 and 1
+** also accepted at run time, as PyTorch does)", "n: SymInt = s1 (...)". */
 char *interp_describe_inputs(const Interp *ip);
+/* A graph value (an output, say): the recorded dtype and symbolic shape of
+** a tensor, "float32[s0, 4]"; "SymInt = 5*s77 (s77 in [0, inf])" for a
+** SymInt; else the argument as written ("%x").  New string. */
+char *interp_describe_value(const Interp *ip, const Arg *a);
 
 /* Fail (EP_ERR_EXEC) naming the first node that cannot run and how many
 ** others cannot; EP_OK when every node has a kernel and well-formed args. */

@@ -1,7 +1,8 @@
 /*
 ** test_cli.c -- the epdbg binary as users run it: `info` and `run`, their
 ** messages and exit codes (0 ok, 1 usage, 2 bad file, 3 inputs violate the
-** program's constraints, 4 execution failed).
+** program's constraints, 4 execution failed); the command line itself
+** (--version, unknown commands) and the man page against the command table.
 **
 ** The binary is $EPDBG_BIN (the Makefile points it at the build variant
 ** under test, so the sanitizer run checks the binary too).
@@ -15,6 +16,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "debugger/cmd.h"
 #include "interp/npy.h"
 #include "testutil.h"
 
@@ -52,7 +54,7 @@ START_TEST(test_info_text_and_json)
 {
     RunResult r = run((const char *[]){"info", "examples/mlp.pt2", NULL});
     EXPECT(r, 0, out, "PT2 archive");
-    ck_assert_msg(strstr(r.out, "x: float32[s0, 16] (s0 in [2, 1024])"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "x: float32[s0, 16] (s0 in [2, 1024]; "), "%s", r.out);
     ck_assert_msg(strstr(r.out, "aten.linear.default"), "%s", r.out);
     ck_assert_msg(strstr(r.out, "unsupported none"), "%s", r.out);
     run_result_free(&r);
@@ -113,7 +115,7 @@ START_TEST(test_run_inputs_given)
     /* no stored inputs: the message says what to pass */
     RunResult r = run((const char *[]){"run", "examples/mlp_legacy.pt2", NULL});
     EXPECT(r, 1, err, "stores no example inputs");
-    ck_assert_msg(strstr(r.err, "float32[s0, 16] (s0 in [2, 1024])"), "%s", r.err);
+    ck_assert_msg(strstr(r.err, "float32[s0, 16] (s0 in [2, 1024]; 0 and 1 also accepted"), "%s", r.err);
     run_result_free(&r);
     char *dir = test_tmpdir();
     r = run((const char *[]){"run", "examples/mlp_legacy.pt2", "--input", "tests/refs/mlp_legacy/in0.npy",
@@ -273,6 +275,211 @@ START_TEST(test_unsupported_and_programs)
 }
 END_TEST
 
+START_TEST(test_version_and_unknown_commands)
+{
+    RunResult r = run((const char *[]){"--version", NULL});
+    ck_assert_int_eq(r.code, 0);
+    /* "epdbg 0.1.0\n": a dotted version, the same for -V and in --help */
+    ck_assert_msg(strncmp(r.out, "epdbg ", 6) == 0 && r.out[6] >= '0' && r.out[6] <= '9' &&
+                      strspn(r.out + 6, "0123456789.") == strlen(r.out + 6) - 1 && r.out[strlen(r.out) - 1] == '\n',
+                  "%s", r.out);
+    char *version = ep_xstrndup(r.out, strlen(r.out) - 1);
+    run_result_free(&r);
+    r = run((const char *[]){"-V", NULL});
+    ck_assert_int_eq(r.code, 0);
+    char *with_nl = ep_xasprintf("%s\n", version);
+    ck_assert_str_eq(r.out, with_nl);
+    run_result_free(&r);
+    r = run((const char *[]){"--help", NULL});
+    EXPECT(r, 0, out, version);
+    ck_assert_msg(!strstr(r.out, "profiler") && !strstr(r.out, "solver"), "--help promises more: %s", r.out);
+    run_result_free(&r);
+    /* a word that is neither a subcommand nor a model */
+    r = run((const char *[]){"profile", "examples/mlp.pt2", NULL});
+    EXPECT(r, 1, err, "epdbg: unknown command 'profile' (the commands are info, run, replay; "
+                      "a MODEL.pt2 opens the debugger; see epdbg --help)");
+    ck_assert_str_eq(r.out, "");
+    run_result_free(&r);
+    /* a missing file with an archive's extension is a model that cannot be opened */
+    r = run((const char *[]){"no-such-model.pt2", "-ex", "where", NULL});
+    ck_assert_msg(r.code == 2 && strstr(r.err, "no-such-model.pt2") && !strstr(r.err, "unknown command"),
+                  "exit %d: %s", r.code, r.err);
+    run_result_free(&r);
+    /* an existing file opens whatever its name */
+    char *dir = test_tmpdir();
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "cp examples/mlp.pt2 '%s/mymodel'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    char *model = ep_xasprintf("%s/mymodel", dir);
+    r = run((const char *[]){model, "-ex", "echo opened", NULL});
+    EXPECT(r, 0, out, "(epdbg) echo opened\nopened\n");
+    run_result_free(&r);
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(model);
+    free(dir);
+    free(with_nl);
+    free(version);
+}
+END_TEST
+
+START_TEST(test_info_every_program)
+{
+    RunResult r = run((const char *[]){"info", FIX "multi.pt2", NULL});
+    EXPECT(r, 0, out, FIX "multi.pt2: 2 programs (encoder, decoder), each described below; "
+                      "--model NAME describes one\n\n" FIX "multi.pt2, program \"encoder\" (1 of 2)\n"
+                      "  format      PT2 archive (PyTorch 2.8+, root multi/, archive_version 0), program \"encoder\"\n");
+    const char *enc = strstr(r.out, "program \"encoder\" (1 of 2)");
+    const char *dec = strstr(r.out, "\n" FIX "multi.pt2, program \"decoder\" (2 of 2)\n");
+    ck_assert_msg(enc && dec && enc < dec, "%s", r.out);
+    ck_assert_msg(strstr(enc, "    x: float32[2, 5]\n") < dec && strstr(dec, "    z: float32[2, 5]\n"), "%s", r.out);
+    ck_assert_msg(strstr(dec, "    sub: float32[2, 5]\n"), "%s", r.out);
+    run_result_free(&r);
+    r = run((const char *[]){"info", "--json", FIX "multi.pt2", NULL});
+    ck_assert_int_eq(r.code, 0);
+    cJSON *j = cJSON_Parse(r.out);
+    ck_assert_msg(j != NULL, "not JSON: %s", r.out);
+    const cJSON *models = cJSON_GetObjectItem(j, "models");
+    ck_assert_int_eq(cJSON_GetArraySize(models), 2);
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(models, 0), "program")->valuestring, "encoder");
+    ck_assert_str_eq(cJSON_GetObjectItem(cJSON_GetArrayItem(models, 1), "program")->valuestring, "decoder");
+    ck_assert_str_eq(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "programs"), 1)->valuestring, "decoder");
+    cJSON_Delete(j);
+    run_result_free(&r);
+    /* --model still picks one, described alone */
+    r = run((const char *[]){"info", FIX "multi.pt2", "--model", "decoder", NULL});
+    EXPECT(r, 0, out, FIX "multi.pt2\n  format      PT2 archive (PyTorch 2.8+, root multi/, archive_version 0), "
+                      "program \"decoder\"\n  programs    encoder, decoder  (choose with --model NAME)\n");
+    ck_assert_msg(!strstr(r.out, "encoder\"") && !strstr(r.out, "(1 of 2)"), "%s", r.out);
+    run_result_free(&r);
+    r = run((const char *[]){"info", FIX "multi.pt2", "--model", "nope", NULL});
+    EXPECT(r, 1, err, "no program named 'nope' (the archive has: encoder, decoder)");
+    ck_assert_str_eq(r.out, "");
+    run_result_free(&r);
+    r = run((const char *[]){"info", "--json", FIX "multi.pt2", "--model", "encoder", NULL});
+    j = cJSON_Parse(r.out);
+    ck_assert_msg(j && !cJSON_GetObjectItem(j, "models"), "%s", r.out);
+    ck_assert_str_eq(cJSON_GetObjectItem(j, "program")->valuestring, "encoder");
+    cJSON_Delete(j);
+    run_result_free(&r);
+}
+END_TEST
+
+/* A SymInt output reads as the exporter recorded it, not as a reference. */
+START_TEST(test_info_symint_output)
+{
+    const char *corpus = test_corpus_dir();
+    if (!corpus) {
+        fprintf(stderr, "cli: no corpus (../shared/corpus), SymInt output check skipped\n");
+        return;
+    }
+    char *path = ep_xasprintf("%s/velox__numel_test.pt2", corpus);
+    RunResult r = run((const char *[]){"info", path, NULL});
+    EXPECT(r, 0, out, "    x: int64[s77, 5] (s77 in [0, inf])\n");
+    EXPECT(r, 0, out, "    sym_numel_default: SymInt = 5*s77 (s77 in [0, inf])\n");
+    ck_assert_msg(!strstr(r.out, "%sym"), "%s", r.out);
+    run_result_free(&r);
+    r = run((const char *[]){"info", "--json", path, NULL});
+    EXPECT(r, 0, out, "\"value\":\t\"SymInt = 5*s77 (s77 in [0, inf])\"");
+    run_result_free(&r);
+    free(path);
+}
+END_TEST
+
+/* The 0/1 rule: a range starting at 2 accepts 0 and 1 at run time, as
+** PyTorch's input check does, and the description says so. */
+START_TEST(test_sizes_below_two_accepted)
+{
+    RunResult r = run((const char *[]){"info", "examples/mlp.pt2", NULL});
+    EXPECT(r, 0, out,
+           "    x: float32[s0, 16] (s0 in [2, 1024]; 0 and 1 also accepted at run time, as PyTorch does)\n");
+    EXPECT(r, 0, out, "    softmax: float32[s0, 4]\n"); /* outputs carry no input rule */
+    run_result_free(&r);
+    /* a symbol seen through a derived size */
+    r = run((const char *[]){"info", FIX "dynamic.pt2", NULL});
+    EXPECT(r, 0, out, "    y: float32[2*s0, 4] (s0 in [2, 8]; 0 and 1 also accepted at run time, as PyTorch does)\n");
+    run_result_free(&r);
+    char *dir = test_tmpdir();
+    int64_t one[2] = {1, 16};
+    char *p = write_input(dir, "x1", DT_F32, 2, one);
+    r = run((const char *[]){"run", "examples/mlp.pt2", "--input", p, NULL});
+    EXPECT(r, 0, out, "out0 softmax: float32[1, 4]");
+    run_result_free(&r);
+    free(p);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(dir);
+}
+END_TEST
+
+static char *read_text_file(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    StrBuf sb;
+    sb_init(&sb);
+    char buf[4096];
+    size_t n;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        sb_printf(&sb, "%.*s", (int)n, buf);
+    fclose(f);
+    return sb_take(&sb);
+}
+
+/* The man page cannot drift from the command table: every command and
+** info subcommand has an entry (".TP" then ".B NAME"), and every option
+** --help shows is documented. */
+START_TEST(test_man_page_covers_commands)
+{
+    char *man = read_text_file("doc/epdbg.1");
+    const char *names[256];
+    for (int info = 0; info < 2; info++) {
+        int n = cmd_names(info, names, 256);
+        ck_assert_int_gt(n, info ? 5 : 20);
+        for (int i = 0; i < n; i++) {
+            /* roff writes '-' as "\-" */
+            StrBuf want;
+            sb_init(&want);
+            sb_printf(&want, "\n.TP\n.B %s", info ? "info " : "");
+            for (const char *c = names[i]; *c; c++)
+                sb_printf(&want, *c == '-' ? "\\-" : "%c", *c);
+            const char *at = strstr(man, want.data);
+            while (at && !strchr("\n \\", at[want.len])) /* the name ends: a space, a font change */
+                at = strstr(at + 1, want.data);
+            ck_assert_msg(at != NULL, "doc/epdbg.1 has no entry for %s (want '%s')", names[i], want.data + 1);
+            sb_free(&want);
+        }
+    }
+    RunResult r = run((const char *[]){"--help", NULL});
+    ck_assert_int_eq(r.code, 0);
+    int nopts = 0;
+    for (const char *p = r.out; (p = strchr(p + 1, '-')) != NULL;) {
+        if (!strchr(" [|", p[-1]) || p[1] == ' ') /* an option starts a word: " -x", "[--json" */
+            continue;
+        size_t len = strspn(p, "-abcdefghijklmnopqrstuvwxyzV0123456789");
+        p--; /* so that p + 1 is the option, as below */
+        StrBuf want; /* "--no-blas" is "\-\-no\-blas" in roff */
+        sb_init(&want);
+        for (size_t k = 0; k < len; k++)
+            sb_printf(&want, p[1 + k] == '-' ? "\\-" : "%c", p[1 + k]);
+        ck_assert_msg(strstr(man, want.data), "doc/epdbg.1 does not document %.*s", (int)len, p + 1);
+        sb_free(&want);
+        nopts++;
+        p += len;
+    }
+    ck_assert_int_gt(nopts, 15);
+    for (const char *sub = "info\0run\0replay\0"; *sub; sub += strlen(sub) + 1) {
+        char want[64];
+        snprintf(want, sizeof want, "\n.B %s ", sub);
+        ck_assert_msg(strstr(man, want), "doc/epdbg.1 lacks the %s subcommand", sub);
+    }
+    ck_assert_msg(strstr(man, ".SH EXIT STATUS") && strstr(man, "~/.epdbgrc"), "exit status or files missing");
+    run_result_free(&r);
+    free(man);
+}
+END_TEST
+
 /* A failing node whose innermost frame is torch's (OpOverload.__call__ in
 ** torch/_ops.py) is reported at the user's line that called it. */
 START_TEST(test_run_error_names_user_frame)
@@ -299,6 +506,11 @@ Suite *suite_cli(void)
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_unsupported_and_programs);
     tcase_add_test(tc, test_run_error_names_user_frame);
+    tcase_add_test(tc, test_version_and_unknown_commands);
+    tcase_add_test(tc, test_info_every_program);
+    tcase_add_test(tc, test_info_symint_output);
+    tcase_add_test(tc, test_sizes_below_two_accepted);
+    tcase_add_test(tc, test_man_page_covers_commands);
     suite_add_tcase(s, tc);
     return s;
 }

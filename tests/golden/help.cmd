@@ -3,6 +3,8 @@
 help
 help reverse-step
 help info shapes
+help break
+help info
 info
 h b
 q
