@@ -77,6 +77,26 @@ const SchemaEnumEntry *memory_format_entry(int code)
     return enum_find(MEMORY_FORMATS, sizeof MEMORY_FORMATS / sizeof MEMORY_FORMATS[0], code);
 }
 
+static int enum_code(const SchemaEnumEntry *tab, size_t n, const char *name)
+{
+    if (strncmp(name, "torch.", 6) == 0)
+        name += 6;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tab[i].torch_name, name) == 0)
+            return tab[i].code;
+    return -1;
+}
+
+int layout_code(const char *torch_name)
+{
+    return enum_code(LAYOUTS, sizeof LAYOUTS / sizeof LAYOUTS[0], torch_name);
+}
+
+int memory_format_code(const char *torch_name)
+{
+    return enum_code(MEMORY_FORMATS, sizeof MEMORY_FORMATS / sizeof MEMORY_FORMATS[0], torch_name);
+}
+
 DType dtype_from_scalar_type(int code)
 {
     for (int t = 0; t < DT_COUNT; t++)

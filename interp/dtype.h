@@ -82,6 +82,10 @@ const SchemaEnumEntry *scalar_type_entry(int code);
 const SchemaEnumEntry *layout_entry(int code);
 const SchemaEnumEntry *memory_format_entry(int code);
 
+/* The code of a torch name ("strided", "torch.channels_last"), or -1. */
+int layout_code(const char *torch_name);
+int memory_format_code(const char *torch_name);
+
 /* ScalarType code of the serialized program (1=uint8 ... 13=bfloat16) to a
 ** DType; DT_INVALID for types epdbg does not run (complex, float8, ...). */
 DType dtype_from_scalar_type(int code);
