@@ -4,6 +4,7 @@
 #include "dtype.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
@@ -22,38 +23,117 @@ const DTypeInfo DTYPE_INFO[DT_COUNT] = {
 /* scalar_type above is the 0-based c10::ScalarType; the export schema's enum
 ** is that plus one (0 = UNKNOWN), see dtype_from_scalar_type. */
 
+/* torch/_export/serde/schema.py: class ScalarType (schema 8.x adds 28..35). */
+static const SchemaEnumEntry SCALAR_TYPES[] = {
+    {0, "unknown", "Undefined"},    {1, "uint8", "Byte"},
+    {2, "int8", "Char"},            {3, "int16", "Short"},
+    {4, "int32", "Int"},            {5, "int64", "Long"},
+    {6, "float16", "Half"},         {7, "float32", "Float"},
+    {8, "float64", "Double"},       {9, "complex32", "ComplexHalf"},
+    {10, "complex64", "ComplexFloat"}, {11, "complex128", "ComplexDouble"},
+    {12, "bool", "Bool"},           {13, "bfloat16", "BFloat16"},
+    {28, "uint16", "UInt16"},       {29, "float8_e4m3fn", "Float8_e4m3fn"},
+    {30, "float8_e5m2", "Float8_e5m2"}, {31, "float8_e4m3fnuz", "Float8_e4m3fnuz"},
+    {32, "float8_e5m2fnuz", "Float8_e5m2fnuz"}, {33, "float8_e8m0fnu", "Float8_e8m0fnu"},
+    {34, "uint32", "UInt32"},       {35, "uint64", "UInt64"},
+};
+
+/* class Layout; c10's names are c10/core/Layout.h's operator<<. */
+static const SchemaEnumEntry LAYOUTS[] = {
+    {0, "unknown", "Unknown"},        {1, "sparse_coo", "Sparse"},   {2, "sparse_csr", "SparseCsr"},
+    {3, "sparse_csc", "SparseCsc"},   {4, "sparse_bsr", "SparseBsr"}, {5, "sparse_bsc", "SparseBsc"},
+    {6, "_mkldnn", "Mkldnn"},         {7, "strided", "Strided"},
+};
+
+/* class MemoryFormat; c10's names are c10/core/MemoryFormat.h's operator<<. */
+static const SchemaEnumEntry MEMORY_FORMATS[] = {
+    {0, "unknown", "Unknown"},
+    {1, "contiguous_format", "Contiguous"},
+    {2, "channels_last", "ChannelsLast"},
+    {3, "channels_last_3d", "ChannelsLast3d"},
+    {4, "preserve_format", "Preserve"},
+};
+
+static const SchemaEnumEntry *enum_find(const SchemaEnumEntry *tab, size_t n, int code)
+{
+    for (size_t i = 0; i < n; i++)
+        if (tab[i].code == code)
+            return &tab[i];
+    return NULL;
+}
+
+const SchemaEnumEntry *scalar_type_entry(int code)
+{
+    return enum_find(SCALAR_TYPES, sizeof SCALAR_TYPES / sizeof SCALAR_TYPES[0], code);
+}
+
+const SchemaEnumEntry *layout_entry(int code)
+{
+    return enum_find(LAYOUTS, sizeof LAYOUTS / sizeof LAYOUTS[0], code);
+}
+
+const SchemaEnumEntry *memory_format_entry(int code)
+{
+    return enum_find(MEMORY_FORMATS, sizeof MEMORY_FORMATS / sizeof MEMORY_FORMATS[0], code);
+}
+
+static int enum_code(const SchemaEnumEntry *tab, size_t n, const char *name)
+{
+    if (strncmp(name, "torch.", 6) == 0)
+        name += 6;
+    for (size_t i = 0; i < n; i++)
+        if (strcmp(tab[i].torch_name, name) == 0)
+            return tab[i].code;
+    return -1;
+}
+
+int layout_code(const char *torch_name)
+{
+    return enum_code(LAYOUTS, sizeof LAYOUTS / sizeof LAYOUTS[0], torch_name);
+}
+
+int memory_format_code(const char *torch_name)
+{
+    return enum_code(MEMORY_FORMATS, sizeof MEMORY_FORMATS / sizeof MEMORY_FORMATS[0], torch_name);
+}
+
 DType dtype_from_scalar_type(int code)
 {
-    switch (code) {
-    case 1: return DT_U8;
-    case 2: return DT_I8;
-    case 3: return DT_I16;
-    case 4: return DT_I32;
-    case 5: return DT_I64;
-    case 6: return DT_F16;
-    case 7: return DT_F32;
-    case 8: return DT_F64;
-    case 12: return DT_BOOL;
-    case 13: return DT_BF16;
-    default: return DT_INVALID;
-    }
+    for (int t = 0; t < DT_COUNT; t++)
+        if (code > 0 && DTYPE_INFO[t].scalar_type + 1 == code)
+            return (DType)t;
+    return DT_INVALID;
 }
 
 const char *scalar_type_name(int code)
 {
-    static const struct { int code; const char *name; } names[] = {
-        {0, "unknown"}, {9, "complex32"}, {10, "complex64"}, {11, "complex128"},
-        {28, "uint16"}, {29, "float8_e4m3fn"}, {30, "float8_e5m2"},
-        {31, "float8_e4m3fnuz"}, {32, "float8_e5m2fnuz"}, {33, "float8_e8m0fnu"},
-        {34, "uint32"}, {35, "uint64"},
-    };
-    DType t = dtype_from_scalar_type(code);
-    if (t != DT_INVALID)
-        return dtype_name(t);
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-        if (names[i].code == code)
-            return names[i].name;
-    return "unknown scalar type";
+    const SchemaEnumEntry *e = scalar_type_entry(code);
+    return e ? e->torch_name : "unknown scalar type";
+}
+
+static const char *enum_name(const SchemaEnumEntry *e, const char *what, int code, char *buf)
+{
+    if (e && e->code != 0) {
+        snprintf(buf, 32, "torch.%s", e->torch_name);
+        return buf;
+    }
+    snprintf(buf, 32, "<%s %d>", what, code);
+    return buf;
+}
+
+const char *layout_name(int code, char *buf)
+{
+    return enum_name(layout_entry(code), "layout", code, buf);
+}
+
+const char *memory_format_name(int code, char *buf)
+{
+    return enum_name(memory_format_entry(code), "memory_format", code, buf);
+}
+
+bool device_is_cpu(const char *device)
+{
+    return device && strncmp(device, "cpu", 3) == 0 && (device[3] == '\0' || device[3] == ':');
 }
 
 DType dtype_from_name(const char *name)

@@ -59,11 +59,45 @@ static inline bool dtype_is_int(DType t) { return t >= DT_U8 && t <= DT_I64; }
 /* integral including bool */
 static inline bool dtype_is_integral(DType t) { return t <= DT_I64; }
 
+/* ---- the export schema's enums -------------------------------------------
+** The codes torch/_export/serde/schema.py gives ScalarType, Layout and
+** MemoryFormat, one table each (dtype.c), used by the loader (a code not in
+** its table is a format error), the kernels and the messages.  Each entry
+** has the name Python prints ("torch.strided") and the name c10's
+** operator<< prints in ATen's own messages ("Strided"). */
+typedef struct SchemaEnumEntry {
+    int code;
+    const char *torch_name; /* without "torch.": "strided", "channels_last", "complex64" */
+    const char *c10_name;   /* "Strided", "ChannelsLast", "ComplexFloat" */
+} SchemaEnumEntry;
+
+/* Layout: Unknown=0, SparseCoo=1 .. SparseBsc=5, _mkldnn=6, Strided=7. */
+enum { LAYOUT_UNKNOWN = 0, LAYOUT_STRIDED = 7 };
+/* MemoryFormat: Unknown=0, ContiguousFormat=1, ChannelsLast=2,
+** ChannelsLast3d=3, PreserveFormat=4. */
+enum { MF_UNKNOWN = 0, MF_CONTIGUOUS = 1, MF_CHANNELS_LAST = 2, MF_CHANNELS_LAST_3D = 3, MF_PRESERVE = 4 };
+
+/* The entry of a code, or NULL when the schema has no such code. */
+const SchemaEnumEntry *scalar_type_entry(int code);
+const SchemaEnumEntry *layout_entry(int code);
+const SchemaEnumEntry *memory_format_entry(int code);
+
+/* The code of a torch name ("strided", "torch.channels_last"), or -1. */
+int layout_code(const char *torch_name);
+int memory_format_code(const char *torch_name);
+
 /* ScalarType code of the serialized program (1=uint8 ... 13=bfloat16) to a
 ** DType; DT_INVALID for types epdbg does not run (complex, float8, ...). */
 DType dtype_from_scalar_type(int code);
-/* Name of a ScalarType code, also for types epdbg cannot run ("complex64"). */
+/* Name of a ScalarType code, also for types epdbg cannot run ("complex64");
+** "unknown scalar type" for a code the schema does not have. */
 const char *scalar_type_name(int code);
+/* "torch.strided", "torch.channels_last"; "<layout 9>"-style text (in buf,
+** room for 32) for a code the schema does not have. */
+const char *layout_name(int code, char *buf);
+const char *memory_format_name(int code, char *buf);
+/* Whether a device ("cpu", "cpu:0", "cuda:1", "meta") is the CPU. */
+bool device_is_cpu(const char *device);
 /* "float32", "float", "torch.float32", "f32" ... to a DType. */
 DType dtype_from_name(const char *name);
 

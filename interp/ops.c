@@ -172,19 +172,18 @@ static EpStatus conform(const OpDef *op, const SchemaArg *a, const Value *v, Val
         }
         break;
     case ST_LAYOUT:
-        if (v->kind == V_LAYOUT || v->kind == V_INT) {
-            out->kind = V_LAYOUT;
-            out->i = v->i;
-            return EP_OK;
-        }
-        break;
-    case ST_MEMFMT:
-        if (v->kind == V_MEMFMT || v->kind == V_INT) {
-            out->kind = V_MEMFMT;
-            out->i = v->i;
-            return EP_OK;
-        }
-        break;
+    case ST_MEMFMT: { /* a code, also given as a plain int: it must be the schema's */
+        bool layout = a->type == ST_LAYOUT;
+        if (v->kind != (layout ? V_LAYOUT : V_MEMFMT) && v->kind != V_INT)
+            break;
+        int code = v->i < 0 || v->i > INT32_MAX ? -1 : (int)v->i;
+        if (!(layout ? layout_entry(code) : memory_format_entry(code)))
+            return ep_fail(err, EP_ERR_FORMAT, "%s: argument '%s' has unknown %s code %lld", op->target, a->name,
+                           layout ? "Layout" : "MemoryFormat", (long long)v->i);
+        out->kind = layout ? V_LAYOUT : V_MEMFMT;
+        out->i = code;
+        return EP_OK;
+    }
     case ST_DEVICE:
         if (v->kind == V_DEVICE || v->kind == V_STR) {
             out->kind = V_DEVICE;

@@ -312,6 +312,22 @@ static EpStatus item_sym(Loader *L, const JPath *p, const cJSON *v, Arg *out, Ar
     return parse_sym_arg(L, p, v, hint, out);
 }
 
+/* A ScalarType, Layout or MemoryFormat code must be one of the schema's
+** (dtype.h's tables): a code this epdbg does not know is a format error
+** naming the JSON path, not a value some kernel misreads later. */
+static EpStatus check_enum_code(Loader *L, const JPath *p, ArgKind kind, int64_t code)
+{
+    const char *what = kind == ARG_SCALAR_TYPE ? "ScalarType" : kind == ARG_LAYOUT ? "Layout" : "MemoryFormat";
+    const SchemaEnumEntry *e = code < INT32_MIN || code > INT32_MAX ? NULL
+                               : kind == ARG_SCALAR_TYPE          ? scalar_type_entry((int)code)
+                               : kind == ARG_LAYOUT               ? layout_entry((int)code)
+                                                                  : memory_format_entry((int)code);
+    if (e)
+        return EP_OK;
+    return jfail(&L->j, p, "unknown %s code %lld (torch/_export/serde/schema.py has no such value)", what,
+                 (long long)code);
+}
+
 static EpStatus parse_device(Loader *L, const JPath *p, const cJSON *v, char **out)
 {
     if (cJSON_IsString(v)) { /* some writers give "cpu" directly */
@@ -407,7 +423,9 @@ static EpStatus parse_arg(Loader *L, const JPath *p, const cJSON *v, Arg *out)
         if (strcmp(key, codes[i].key) == 0) {
             out->kind = codes[i].kind;
             out->lit.kind = V_INT;
-            return jint(&L->j, &vp, val, &out->lit.i);
+            if ((rc = jint(&L->j, &vp, val, &out->lit.i)))
+                return rc;
+            return check_enum_code(L, &vp, codes[i].kind, out->lit.i);
         }
     if (strcmp(key, "as_device") == 0) {
         out->kind = ARG_DEVICE;
@@ -551,6 +569,8 @@ static EpStatus parse_tensor_meta(Loader *L, const JPath *p, const cJSON *v, Ten
     SUB(dp, p, "dtype");
     if ((rc = jint(&L->j, &dp, dt, &code)))
         return rc;
+    if ((rc = check_enum_code(L, &dp, ARG_SCALAR_TYPE, code)))
+        return rc;
     m->scalar_type = (int)code;
     m->dtype = dtype_from_scalar_type((int)code);
     SUB(sp, p, "sizes");
@@ -591,7 +611,7 @@ static EpStatus parse_tensor_meta(Loader *L, const JPath *p, const cJSON *v, Ten
     int64_t lay = 7;
     if (layout) {
         SUB(lp, p, "layout");
-        if ((rc = jint(&L->j, &lp, layout, &lay)))
+        if ((rc = jint(&L->j, &lp, layout, &lay)) || (rc = check_enum_code(L, &lp, ARG_LAYOUT, lay)))
             return rc;
     }
     m->layout = (int)lay;
@@ -1256,12 +1276,15 @@ static void describe_arg(StrBuf *sb, const Arg *a)
     case ARG_OPERATOR: sb_printf(sb, "'%s'", a->lit.s ? a->lit.s : ""); break;
     case ARG_SCALAR_TYPE: sb_printf(sb, "torch.%s", scalar_type_name((int)a->lit.i)); break;
     case ARG_MEMORY_FORMAT: {
-        static const char *fmts[] = {"unknown", "torch.contiguous_format", "torch.channels_last",
-                                     "torch.channels_last_3d", "torch.preserve_format"};
-        sb_append(sb, a->lit.i >= 0 && a->lit.i <= 4 ? fmts[a->lit.i] : "memory_format?");
+        char buf[32];
+        sb_append(sb, memory_format_name((int)a->lit.i, buf));
         break;
     }
-    case ARG_LAYOUT: sb_append(sb, a->lit.i == 7 ? "torch.strided" : "layout?"); break;
+    case ARG_LAYOUT: {
+        char buf[32];
+        sb_append(sb, layout_name((int)a->lit.i, buf));
+        break;
+    }
     case ARG_DEVICE: sb_printf(sb, "device('%s')", a->lit.s ? a->lit.s : "?"); break;
     case ARG_GRAPH: sb_printf(sb, "<graph %s>", a->ref ? a->ref : "?"); break;
     case ARG_OPT_TENSOR: describe_arg(sb, &a->items[0]); break;

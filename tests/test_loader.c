@@ -317,6 +317,44 @@ START_TEST(test_mutated_programs)
 }
 END_TEST
 
+/* V8 with the first occurrence of from replaced by to (caller frees). */
+static char *v8_with(const char *from, const char *to)
+{
+    const char *at = strstr(V8, from);
+    ck_assert_ptr_nonnull(at);
+    return ep_xasprintf("%.*s%s%s", (int)(at - V8), V8, to, at + strlen(from));
+}
+
+/* Codes outside torch/_export/serde/schema.py's ScalarType, Layout and
+** MemoryFormat enums are format errors naming the JSON path. */
+START_TEST(test_unknown_enum_codes)
+{
+    static const struct { const char *from, *to, *msg; } cases[] = {
+        {"\"layout\": 7}", "\"layout\": 8}", "graph_module.graph.tensor_values.x.layout: unknown Layout code 8"},
+        {"{\"dtype\": 7,", "{\"dtype\": 14,", "graph_module.graph.tensor_values.x.dtype: unknown ScalarType code 14"},
+        {"\"kind\": 1}], \"outputs\"",
+         "\"kind\": 1}, {\"name\": \"layout\", \"arg\": {\"as_layout\": -1}, \"kind\": 2}], \"outputs\"",
+         "graph_module.graph.nodes[0].inputs[1].arg.as_layout: unknown Layout code -1"},
+        {"\"kind\": 1}], \"outputs\"",
+         "\"kind\": 1}, {\"name\": \"m\", \"arg\": {\"as_memory_format\": 5}, \"kind\": 2}], \"outputs\"",
+         "graph_module.graph.nodes[0].inputs[1].arg.as_memory_format: unknown MemoryFormat code 5"},
+        {"\"kind\": 1}], \"outputs\"",
+         "\"kind\": 1}, {\"name\": \"d\", \"arg\": {\"as_scalar_type\": 27}, \"kind\": 2}], \"outputs\"",
+         "graph_module.graph.nodes[0].inputs[1].arg.as_scalar_type: unknown ScalarType code 27"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char *json = v8_with(cases[i].from, cases[i].to);
+        load_fails(json, cases[i].msg);
+        free(json);
+    }
+    /* the newest codes load: uint64 (35) as a tensor's dtype, sparse_coo as a layout */
+    char *json = v8_with("{\"dtype\": 7,", "{\"dtype\": 35,");
+    ExportedProgram *ep = load_ok(json);
+    program_free(ep);
+    free(json);
+}
+END_TEST
+
 Suite *suite_loader(void)
 {
     Suite *s = suite_create("loader");
@@ -328,6 +366,7 @@ Suite *suite_loader(void)
     tcase_add_test(tc, test_errors_name_the_json_path);
     tcase_add_test(tc, test_specs_must_match_graph);
     tcase_add_test(tc, test_mutated_programs);
+    tcase_add_test(tc, test_unknown_enum_codes);
     suite_add_tcase(s, tc);
     return s;
 }

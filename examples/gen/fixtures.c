@@ -299,6 +299,38 @@ static ProgBuilder *cancel(void)
     return pb;
 }
 
+/* x.to(torch.int32) and x.to(torch.float64) as PyTorch 2.8+'s training
+** dialect writes them: an _assert_tensor_metadata of the input's dtype,
+** device and layout (as_layout 7, torch.strided) before each conversion.
+** wrong_dtype: the assertion expects float16, so the run fails as PyTorch's
+** does ("Tensor dtype mismatch! Expected: Half, Got: float"). */
+static ProgBuilder *to_dtype(bool wrong_dtype)
+{
+    ProgBuilder *pb = pb_new("fixtures.ToDtype", false);
+    int64_t xs[2] = {2, 3};
+    Tensor *x = tensor_empty(DT_F32, 2, xs, NULL);
+    /* exact in float32; truncation toward zero gives -2, -1, 0, 0, 1, 127 */
+    const float xv[6] = {-2.75f, -1.5f, -0.25f, 0.5f, 1.75f, 127.0f};
+    memcpy(tensor_data(x), xv, sizeof xv);
+    input(pb, "x", x, NULL);
+    pb_at(pb, "fixtures/to_dtype.py", 8, "forward", "return x.to(torch.int32), x.to(torch.float64)");
+    pb_node(pb, "aten._assert_tensor_metadata.default", "_assert_tensor_metadata_default",
+            wrong_dtype ? "a=%x dtype=dtype:float16 device=device:cpu layout=layout:strided"
+                        : "a=%x dtype=dtype:float32 device=device:cpu layout=layout:strided",
+            "");
+    pb_node(pb, "aten._to_copy.default", "_to_copy",
+            "self=%x dtype=dtype:int32 layout=layout:strided device=device:cpu memory_format=memfmt:preserve",
+            "_to_copy");
+    pb_node(pb, "aten._assert_tensor_metadata.default", "_assert_tensor_metadata_default_1",
+            "a=%x size=[2, 3] dtype=dtype:float32 device=device:cpu layout=layout:strided", "");
+    pb_node(pb, "aten.to.dtype_layout", "to",
+            "self=%x dtype=dtype:float64 layout=layout:strided device=device:cpu memory_format=memfmt:contiguous",
+            "to");
+    pb_output(pb, "_to_copy");
+    pb_output(pb, "to");
+    return pb;
+}
+
 EpStatus write_fixtures(const char *dir, EpError *err)
 {
     EpStatus rc;
@@ -314,7 +346,9 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(bf16(), dir, "bf16.pt2", PB_ERA_2_11, err)) ||
         (rc = write(inplace(), dir, "inplace.pt2", PB_ERA_2_11, err)) ||
         (rc = write(nan_log(), dir, "nan_log.pt2", PB_ERA_2_11, err)) ||
-        (rc = write(cancel(), dir, "cancel.pt2", PB_ERA_2_11, err)))
+        (rc = write(cancel(), dir, "cancel.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(to_dtype(false), dir, "to_dtype.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(to_dtype(true), dir, "to_dtype_mismatch.pt2", PB_ERA_2_11, err)))
         return rc;
 
     /* an input for nan_log.pt2 that already holds a NaN */

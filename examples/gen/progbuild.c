@@ -354,12 +354,20 @@ static const char *parse_value(const char *p, Arg *a, const char *whole)
         a->kind = ARG_DEVICE;
         a->lit.kind = V_DEVICE;
         a->lit.s = ep_xstrdup(w + 7);
-    } else if (strncmp(w, "memfmt:", 7) == 0) {
+    } else if (strncmp(w, "memfmt:", 7) == 0) { /* memfmt:contiguous, memfmt:channels_last_format ... */
         a->kind = ARG_MEMORY_FORMAT;
-        a->lit = value_int(strcmp(w + 7, "contiguous") == 0 ? 1 : strcmp(w + 7, "channels_last") == 0 ? 2 : 4);
-    } else if (strncmp(w, "layout:", 7) == 0) {
+        int code = memory_format_code(w + 7);
+        if (code < 0)
+            code = memory_format_code(pb_fmt("%s_format", w + 7));
+        if (code < 0)
+            die("memory format", whole);
+        a->lit = value_int(code);
+    } else if (strncmp(w, "layout:", 7) == 0) { /* layout:strided, layout:sparse_coo ... */
         a->kind = ARG_LAYOUT;
-        a->lit = value_int(7);
+        int code = layout_code(w + 7);
+        if (code < 0)
+            die("layout", whole);
+        a->lit = value_int(code);
     } else if (strcmp(w, "inf") == 0 || strcmp(w, "-inf") == 0) {
         a->kind = ARG_FLOAT;
         a->lit = value_float(w[0] == '-' ? -INFINITY : INFINITY);

@@ -395,7 +395,7 @@ EpStatus ew_pointwise(OpCall *c, const EwKernel *k, int nin, Tensor *const *in, 
 EpStatus ew_binary_scalar(OpCall *c, const EwKernel *k, int self_arg, int scalar_arg, bool scalar_first,
                           unsigned flags, const EwArgs *args)
 {
-    Tensor *s = value_wrap_number(&c->args[scalar_arg], c->err);
+    Tensor *s = value_wrap_number(arg_scalar(c, scalar_arg), c->err);
     if (!s)
         return c->err->code;
     Tensor *in[2] = {arg_tensor(c, self_arg), s};

@@ -92,7 +92,7 @@ static EpStatus hardtanh(OpCall *c, const Value *lo, const Value *hi)
 /* hardtanh / hardtanh_ (self, min_val=-1, max_val=1) */
 EpStatus k_hardtanh(OpCall *c)
 {
-    return hardtanh(c, &c->args[1], &c->args[2]);
+    return hardtanh(c, arg_scalar(c, 1), arg_scalar(c, 2));
 }
 
 /* relu6 / relu6_: hardtanh(self, 0, 6) */
@@ -108,8 +108,8 @@ EpStatus k_threshold(OpCall *c)
     EwArgs p = {0};
     p.f[0] = arg_float(c, 1);
     p.f[1] = arg_float(c, 2);
-    p.i[0] = ew_scalar_i64(&c->args[1]);
-    p.i[1] = ew_scalar_i64(&c->args[2]);
+    p.i[0] = ew_scalar_i64(arg_scalar(c, 1));
+    p.i[1] = ew_scalar_i64(arg_scalar(c, 2));
     return activation(c, &K_THRESHOLD, &p);
 }
 

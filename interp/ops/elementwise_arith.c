@@ -250,16 +250,16 @@ static EpStatus run_add(OpCall *c, Tensor *a, Tensor *b, const Value *alpha, boo
 /* add.Tensor / add_.Tensor (self, other, *, alpha) */
 EpStatus k_add(OpCall *c)
 {
-    return run_add(c, arg_tensor(c, 0), arg_tensor(c, 1), &c->args[2], false, ew_inplace_flag(c));
+    return run_add(c, arg_tensor(c, 0), arg_tensor(c, 1), arg_scalar(c, 2), false, ew_inplace_flag(c));
 }
 
 /* add.Scalar / add_.Scalar (self, other, alpha) */
 EpStatus k_add_scalar(OpCall *c)
 {
-    Tensor *s = value_wrap_number(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(arg_scalar(c, 1), c->err);
     if (!s)
         return c->err->code;
-    EpStatus rc = run_add(c, arg_tensor(c, 0), s, &c->args[2], false, ew_inplace_flag(c));
+    EpStatus rc = run_add(c, arg_tensor(c, 0), s, arg_scalar(c, 2), false, ew_inplace_flag(c));
     tensor_unref(s);
     return rc;
 }
@@ -270,18 +270,18 @@ EpStatus k_sub(OpCall *c)
     EpStatus rc = sub_check(c, arg_tensor(c, 0), arg_tensor(c, 1));
     if (rc)
         return rc;
-    return run_add(c, arg_tensor(c, 0), arg_tensor(c, 1), &c->args[2], true, ew_inplace_flag(c));
+    return run_add(c, arg_tensor(c, 0), arg_tensor(c, 1), arg_scalar(c, 2), true, ew_inplace_flag(c));
 }
 
 /* sub.Scalar / sub_.Scalar */
 EpStatus k_sub_scalar(OpCall *c)
 {
-    Tensor *s = value_wrap_number(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(arg_scalar(c, 1), c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = sub_check(c, arg_tensor(c, 0), s);
     if (rc == EP_OK)
-        rc = run_add(c, arg_tensor(c, 0), s, &c->args[2], true, ew_inplace_flag(c));
+        rc = run_add(c, arg_tensor(c, 0), s, arg_scalar(c, 2), true, ew_inplace_flag(c));
     tensor_unref(s);
     return rc;
 }
@@ -292,18 +292,18 @@ EpStatus k_rsub(OpCall *c)
     EpStatus rc = sub_check(c, arg_tensor(c, 1), arg_tensor(c, 0));
     if (rc)
         return rc;
-    return run_add(c, arg_tensor(c, 1), arg_tensor(c, 0), &c->args[2], true, 0);
+    return run_add(c, arg_tensor(c, 1), arg_tensor(c, 0), arg_scalar(c, 2), true, 0);
 }
 
 /* rsub.Scalar (self, other, alpha): other - alpha * self */
 EpStatus k_rsub_scalar(OpCall *c)
 {
-    Tensor *s = value_wrap_number(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(arg_scalar(c, 1), c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = sub_check(c, s, arg_tensor(c, 0));
     if (rc == EP_OK)
-        rc = run_add(c, s, arg_tensor(c, 0), &c->args[2], true, 0);
+        rc = run_add(c, s, arg_tensor(c, 0), arg_scalar(c, 2), true, 0);
     tensor_unref(s);
     return rc;
 }
@@ -355,7 +355,7 @@ EpStatus k_div_mode(OpCall *c)
 /* div.Scalar, div_.Scalar, true_divide.Scalar, div.Scalar_mode ... */
 EpStatus k_div_scalar(OpCall *c)
 {
-    Tensor *s = value_wrap_number(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(arg_scalar(c, 1), c->err);
     if (!s)
         return c->err->code;
     const char *mode = c->nargs > 2 ? arg_str(c, 2) : NULL;
@@ -374,7 +374,7 @@ EpStatus k_floor_divide(OpCall *c)
 /* floor_divide.Scalar / floor_divide_.Scalar */
 EpStatus k_floor_divide_scalar(OpCall *c)
 {
-    Tensor *s = value_wrap_number(&c->args[1], c->err);
+    Tensor *s = value_wrap_number(arg_scalar(c, 1), c->err);
     if (!s)
         return c->err->code;
     EpStatus rc = run_div(c, arg_tensor(c, 0), s, "floor", ew_inplace_flag(c));
@@ -427,7 +427,7 @@ EpStatus k_pow(OpCall *c)
 EpStatus k_pow_tensor_scalar(OpCall *c)
 {
     Tensor *self = arg_tensor(c, 0);
-    const Value *e = &c->args[1];
+    const Value *e = arg_scalar(c, 1);
     if (dtype_is_integral(self->dtype) && e->kind == V_INT && e->i < 0)
         return op_fail(c, "Integers to negative integer powers are not allowed.");
     DType common = result_type(1, &self, 1, e);
@@ -460,9 +460,9 @@ EpStatus k_pow_tensor_scalar(OpCall *c)
 EpStatus k_pow_scalar_tensor(OpCall *c)
 {
     Tensor *exp = arg_tensor(c, 1);
-    if (value_as_f64(&c->args[0]) == 1) { /* 1 ** x is 1, even for nan */
+    if (value_as_f64(arg_scalar(c, 0)) == 1) { /* 1 ** x is 1, even for nan */
         EwCall call;
-        ew_call_init(&call, &K_ONE, 1, &exp, result_type(1, &exp, 1, &c->args[0]));
+        ew_call_init(&call, &K_ONE, 1, &exp, result_type(1, &exp, 1, arg_scalar(c, 0)));
         return ew_execute(c, &call);
     }
     return ew_binary_scalar(c, &K_POW, 1, 0, true, 0, NULL);
@@ -545,7 +545,7 @@ EpStatus k_addcmul(OpCall *c)
     Tensor *in[3] = {arg_tensor(c, 0), arg_tensor(c, 1), arg_tensor(c, 2)};
     EwArgs p = {0};
     p.f[0] = arg_float(c, 3);
-    p.i[0] = ew_scalar_i64(&c->args[3]);
+    p.i[0] = ew_scalar_i64(arg_scalar(c, 3));
     return ew_pointwise(c, &K_ADDCMUL, 3, in, ew_inplace_flag(c), &p);
 }
 

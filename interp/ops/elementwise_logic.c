@@ -167,7 +167,7 @@ static Tensor *tensor_or_wrapped(OpCall *c, int i, Tensor **owned)
     *owned = NULL;
     if (c->args[i].kind == V_TENSOR)
         return c->args[i].t;
-    *owned = value_wrap_number(&c->args[i], c->err);
+    *owned = value_wrap_number(arg_scalar(c, i), c->err);
     return *owned;
 }
 
@@ -228,7 +228,7 @@ static EpStatus masked_fill(OpCall *c, const Value *value)
 /* masked_fill.Scalar / masked_fill_.Scalar (self, mask, Scalar value) */
 EpStatus k_masked_fill(OpCall *c)
 {
-    return masked_fill(c, &c->args[2]);
+    return masked_fill(c, arg_scalar(c, 2));
 }
 
 /* masked_fill.Tensor / masked_fill_.Tensor (self, mask, Tensor value) */
@@ -263,7 +263,7 @@ static EpStatus fill(OpCall *c, const Value *value)
 /* fill.Scalar / fill_.Scalar (self, value): a tensor like self, filled */
 EpStatus k_fill(OpCall *c)
 {
-    return fill(c, &c->args[1]);
+    return fill(c, arg_scalar(c, 1));
 }
 
 /* fill.Tensor / fill_.Tensor (self, Tensor value) */
@@ -353,19 +353,19 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
 /* clamp.default / clamp_.default (self, Scalar? min=None, Scalar? max=None) */
 EpStatus k_clamp(OpCall *c)
 {
-    return ew_clamp_scalar(c, arg_tensor(c, 0), &c->args[1], &c->args[2], (c->op->flags & OPF_INPLACE) != 0);
+    return ew_clamp_scalar(c, arg_tensor(c, 0), arg_scalar(c, 1), arg_scalar(c, 2), (c->op->flags & OPF_INPLACE) != 0);
 }
 
 /* clamp_min / clamp_min_ (self, Scalar min) and clamp_max: as clamp */
 EpStatus k_clamp_min(OpCall *c)
 {
-    return ew_clamp_scalar(c, arg_tensor(c, 0), &c->args[1], NULL, (c->op->flags & OPF_INPLACE) != 0);
+    return ew_clamp_scalar(c, arg_tensor(c, 0), arg_scalar(c, 1), NULL, (c->op->flags & OPF_INPLACE) != 0);
 }
 
 /* clamp_max / clamp_max_ (self, Scalar max) */
 EpStatus k_clamp_max(OpCall *c)
 {
-    return ew_clamp_scalar(c, arg_tensor(c, 0), NULL, &c->args[1], (c->op->flags & OPF_INPLACE) != 0);
+    return ew_clamp_scalar(c, arg_tensor(c, 0), NULL, arg_scalar(c, 1), (c->op->flags & OPF_INPLACE) != 0);
 }
 
 /* Tensor bounds: result_type over self and the bounds present. */

@@ -58,7 +58,7 @@ EpStatus k_zeros_ones(OpCall *c)
 ** followed. */
 EpStatus k_full(OpCall *c)
 {
-    const Value *v = &c->args[1];
+    const Value *v = arg_scalar(c, 1);
     DType dflt = v->kind == V_BOOL ? DT_BOOL : v->kind == V_INT ? DT_I64 : DT_F32;
     return shape_out(c, filled(c, new_sized(c, 0, arg_dtype(c, 2, dflt), 3), v));
 }
@@ -73,7 +73,7 @@ EpStatus k_empty(OpCall *c)
     int n = shape_int_list_arg(c, 0, sizes, EP_MAX_DIMS);
     if (n < 0)
         return c->err->code;
-    int mf = shape_memfmt_arg(c, 5, MF_CONTIGUOUS);
+    int mf = arg_memory_format(c, 5, MF_CONTIGUOUS);
     if (mf == MF_PRESERVE)
         return op_fail(c, "unsupported memory format Preserve");
     if (shape_format_strides(c, mf, n, sizes, strides))
@@ -136,12 +136,12 @@ EpStatus k_like(OpCall *c)
     int o = id == OP_FULL_LIKE ? 2 : 1; /* first keyword argument */
     if (shape_check_layout(c, o + 1))
         return c->err->code;
-    Tensor *t = shape_new_like(c, self, arg_dtype(c, o, self->dtype), shape_memfmt_arg(c, o + 4, MF_PRESERVE), true);
+    Tensor *t = shape_new_like(c, self, arg_dtype(c, o, self->dtype), arg_memory_format(c, o + 4, MF_PRESERVE), true);
     if (id == OP_ONES_LIKE) {
         Value one = value_int(1);
         t = filled(c, t, &one);
     } else if (id == OP_FULL_LIKE) {
-        t = filled(c, t, &c->args[1]);
+        t = filled(c, t, arg_scalar(c, 1));
     }
     return shape_out(c, t);
 }
@@ -159,7 +159,7 @@ EpStatus k_new(OpCall *c)
         Value one = value_int(1);
         t = filled(c, t, &one);
     } else if (id == OP_NEW_FULL) {
-        t = filled(c, t, &c->args[2]);
+        t = filled(c, t, arg_scalar(c, 2));
     }
     return shape_out(c, t);
 }
@@ -185,7 +185,7 @@ EpStatus k_scalar_tensor(OpCall *c)
     if (shape_check_layout(c, 2))
         return c->err->code;
     Tensor *t = shape_new_strided(c, arg_dtype(c, 1, DT_F32), 0, NULL, NULL, false);
-    return shape_out(c, filled(c, t, &c->args[0]));
+    return shape_out(c, filled(c, t, arg_scalar(c, 0)));
 }
 
 /* zero_(Tensor(a!) self) */
@@ -293,9 +293,9 @@ EpStatus k_arange(OpCall *c)
 {
     OpId id = c->op->id;
     Value zero = value_int(0), one = value_int(1);
-    const Value *start = id == OP_ARANGE ? &zero : &c->args[0];
-    const Value *end = id == OP_ARANGE ? &c->args[0] : &c->args[1];
-    const Value *step = id == OP_ARANGE_START_STEP ? &c->args[2] : &one;
+    const Value *start = id == OP_ARANGE ? &zero : arg_scalar(c, 0);
+    const Value *end = id == OP_ARANGE ? arg_scalar(c, 0) : arg_scalar(c, 1);
+    const Value *step = id == OP_ARANGE_START_STEP ? arg_scalar(c, 2) : &one;
     int o = id == OP_ARANGE ? 1 : id == OP_ARANGE_START ? 2 : 3;
     bool any_float = !is_int_scalar(start) || !is_int_scalar(end) || !is_int_scalar(step);
     DType dtype = arg_dtype(c, o, any_float ? DT_F32 : DT_I64);

@@ -653,7 +653,7 @@ EpStatus k_unsafe_masked_index(OpCall *c)
     char elem[8];
     EpStatus rc = clamp_indices(c, self, list, &clamped);
     if (rc == EP_OK)
-        rc = index_scalar_to(c, &c->args[3], self->dtype, elem);
+        rc = index_scalar_to(c, arg_scalar(c, 3), self->dtype, elem);
     Tensor *base = NULL;
     if (rc == EP_OK && tensor_numel(self) == 0) {
         /* indexed dims of size 0 become 1 so that indexing finds an element */

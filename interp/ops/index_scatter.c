@@ -346,7 +346,7 @@ static EpStatus scatter_common(OpCall *c, const ScatterOverload *ov, bool inplac
     if (ov->has_src)
         a.src = arg_tensor(c, 3);
     else
-        a.value = &c->args[3];
+        a.value = arg_scalar(c, 3);
     if (ov->include_self_arg >= 0)
         a.include_self = arg_bool(c, ov->include_self_arg);
     int dim;

@@ -174,7 +174,7 @@ static EpStatus isin_scalar(OpCall *c, int scalar_arg, bool assume_unique)
 {
     if (c->args[scalar_arg].kind == V_BOOL)
         return op_fail(c, "Unsupported input type encountered for isin(): Bool");
-    Tensor *t = value_wrap_number(&c->args[scalar_arg], c->err);
+    Tensor *t = value_wrap_number(arg_scalar(c, scalar_arg), c->err);
     if (!t)
         return EP_ERR_EXEC;
     EpStatus rc = scalar_arg == 0 ? isin_core(c, t, arg_tensor(c, 1), assume_unique, arg_bool(c, 3))
@@ -343,7 +343,7 @@ static EpStatus search_scalar(OpCall *c, SearchArgs *a, const Value *v)
 EpStatus k_searchsorted_scalar(OpCall *c)
 {
     SearchArgs a = {arg_tensor(c, 0), NULL, arg_bool(c, 2), arg_bool(c, 3), arg_str(c, 4), arg_tensor(c, 5)};
-    return search_scalar(c, &a, &c->args[1]);
+    return search_scalar(c, &a, arg_scalar(c, 1));
 }
 
 /* bucketize: searchsorted over 1-d boundaries. */
@@ -353,7 +353,7 @@ static EpStatus bucketize(OpCall *c, bool scalar_self)
     if (bd->ndim != 1)
         return op_fail(c, "boundaries tensor must be 1 dimension, but got dim(%d)", bd->ndim);
     SearchArgs a = {bd, scalar_self ? NULL : arg_tensor(c, 0), arg_bool(c, 2), arg_bool(c, 3), NULL, NULL};
-    return scalar_self ? search_scalar(c, &a, &c->args[0]) : search_impl(c, &a);
+    return scalar_self ? search_scalar(c, &a, arg_scalar(c, 0)) : search_impl(c, &a);
 }
 
 /* bucketize.Tensor(Tensor self, Tensor boundaries, *, bool out_int32=False,

@@ -310,7 +310,7 @@ static EpStatus index_add_common(OpCall *c, bool inplace)
         at = DT_F32;
     char alpha[8];
     if (rc == EP_OK)
-        rc = index_scalar_to(c, &c->args[4], at, alpha);
+        rc = index_scalar_to(c, arg_scalar(c, 4), at, alpha);
     if (rc)
         return rc;
     ctx.alpha_f = dtype_load_f64(at, alpha);

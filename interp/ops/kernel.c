@@ -8,11 +8,26 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 const KernelConfig KERNEL_CONFIG_DEFAULT = {.use_blas = true};
 
+void arg_kind_violation(const OpCall *c, int i, const char *accessor)
+{
+    const OpSchema *s = c->op && c->op->schema ? c->op->schema : NULL;
+    const char *target = c->op ? c->op->target : "?";
+    if (!s || i < 0 || i >= c->nargs || i >= s->nargs)
+        fprintf(stderr, "epdbg: internal error: kernel of %s reads argument %d of %d with %s\n", target, i,
+                c->nargs, accessor);
+    else
+        fprintf(stderr, "epdbg: internal error: kernel of %s reads argument '%s' (%s) with %s\n", target,
+                s->args[i].name, schema_type_name(s->args[i].type), accessor);
+    abort();
+}
+
 int arg_int_list(const OpCall *c, int i, int64_t *out, int max)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_INT_LIST) | SCHEMA_BIT(ST_INT), "arg_int_list");
     const Value *v = &c->args[i];
     if (v->kind == V_INT) { /* a bare int where int[] was expected */
         if (max < 1)

@@ -121,40 +121,132 @@ EpStatus op_invoke(const OpCall *parent, OpId id, int nargs, const Value *args, 
 #include "ops.def"
 #undef OP
 
-/* ---- argument accessors (kinds are guaranteed by the loader) -------------- */
+/* ---- argument accessors ----------------------------------------------------
+** One accessor per kind of argument; a kernel reads argument i through the
+** accessor of its schema type (c->op->schema->args[i].type), which the
+** loader has made the value's kind.  Reading a Layout with arg_int, say,
+** would see a code, not a number; so, unless NDEBUG is defined (the release
+** and ASan builds both check), each accessor asserts that the schema type
+** is one it serves and otherwise stops the program naming the operator, the
+** argument and the accessor -- SQLite checks its opcodes' operands the same
+** way.  The kernel suite runs every operator, so a kernel using the wrong
+** accessor fails it.  ST_ANY (Python-level ops) passes any accessor.
+**
+**   accessor           schema types
+**   arg_is_none        any
+**   arg_tensor         Tensor, Tensor?
+**   arg_int            int, SymInt, Scalar            arg_float   float, Scalar
+**   arg_bool           bool, SymBool                  arg_str     str
+**   arg_scalar         Scalar (the Value as written)  arg_value   any (raw Value)
+**   arg_list           any list type                  arg_int_list int[], SymInt[], int
+**                                                     (an int as a one-item list: kernels
+**                                                     shared by .dim and .dims overloads)
+**   arg_dtype          ScalarType                     arg_layout  Layout
+**   arg_memory_format  MemoryFormat                   arg_device  Device */
 
-static inline bool arg_is_none(const OpCall *c, int i) { return c->args[i].kind == V_NONE; }
+#define SCHEMA_BIT(t) (1u << (t))
+enum {
+    SCHEMA_LIST_BITS = SCHEMA_BIT(ST_TENSOR_LIST) | SCHEMA_BIT(ST_OPT_TENSOR_LIST) | SCHEMA_BIT(ST_INT_LIST) |
+                       SCHEMA_BIT(ST_FLOAT_LIST) | SCHEMA_BIT(ST_BOOL_LIST) | SCHEMA_BIT(ST_STR_LIST) |
+                       SCHEMA_BIT(ST_SCALAR_LIST),
+};
+
+/* Print "internal error: <target> reads argument 'name' (type) with
+** accessor" and abort: a kernel bug, never a property of the input. */
+void arg_kind_violation(const OpCall *c, int i, const char *accessor) __attribute__((noreturn));
+
+/* The contract check every accessor makes (a no-op under NDEBUG). */
+static inline void arg_expect(const OpCall *c, int i, unsigned types, const char *accessor)
+{
+#ifndef NDEBUG
+    if (i < 0 || i >= c->nargs ||
+        !((types | SCHEMA_BIT(ST_ANY)) & SCHEMA_BIT(c->op->schema->args[i].type)))
+        arg_kind_violation(c, i, accessor);
+#else
+    (void)c, (void)i, (void)types, (void)accessor;
+#endif
+}
+
+static inline bool arg_is_none(const OpCall *c, int i)
+{
+    arg_expect(c, i, ~0u, "arg_is_none");
+    return c->args[i].kind == V_NONE;
+}
 /* The tensor, or NULL for None. */
 static inline Tensor *arg_tensor(const OpCall *c, int i)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_TENSOR), "arg_tensor");
     return c->args[i].kind == V_TENSOR ? c->args[i].t : NULL;
 }
 static inline int64_t arg_int(const OpCall *c, int i)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_INT) | SCHEMA_BIT(ST_SCALAR), "arg_int");
     const Value *v = &c->args[i];
     return v->kind == V_INT ? v->i : v->kind == V_BOOL ? v->b : (int64_t)v->f;
 }
-static inline double arg_float(const OpCall *c, int i) { return value_as_f64(&c->args[i]); }
+static inline double arg_float(const OpCall *c, int i)
+{
+    arg_expect(c, i, SCHEMA_BIT(ST_FLOAT) | SCHEMA_BIT(ST_SCALAR), "arg_float");
+    return value_as_f64(&c->args[i]);
+}
 static inline bool arg_bool(const OpCall *c, int i)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_BOOL), "arg_bool");
     const Value *v = &c->args[i];
     return v->kind == V_BOOL ? v->b : v->kind == V_INT ? v->i != 0 : v->f != 0;
 }
 static inline const char *arg_str(const OpCall *c, int i)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_STR), "arg_str");
     return c->args[i].kind == V_STR ? c->args[i].s : NULL;
+}
+/* A Scalar argument as the program wrote it (V_INT, V_FLOAT, V_BOOL; V_NONE
+** for a None Scalar?). */
+static inline const Value *arg_scalar(const OpCall *c, int i)
+{
+    arg_expect(c, i, SCHEMA_BIT(ST_SCALAR), "arg_scalar");
+    return &c->args[i];
+}
+/* The raw Value of an argument whose kinds the kernel dispatches on itself
+** (a Tensor-or-Scalar operand, a SymInt-or-SymFloat, ...); types is the
+** set of schema types the kernel handles. */
+static inline const Value *arg_value(const OpCall *c, int i, unsigned types)
+{
+    arg_expect(c, i, types, "arg_value");
+    return &c->args[i];
 }
 static inline const ValueList *arg_list(const OpCall *c, int i)
 {
+    arg_expect(c, i, SCHEMA_LIST_BITS, "arg_list");
     return c->args[i].kind == V_LIST ? c->args[i].list : NULL;
 }
 /* dtype argument, or dflt when None. */
 static inline DType arg_dtype(const OpCall *c, int i, DType dflt)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_SCALAR_TYPE), "arg_dtype");
     return c->args[i].kind == V_DTYPE ? (DType)c->args[i].i : dflt;
 }
+/* Layout code (LAYOUT_STRIDED ...), or dflt when None. */
+static inline int arg_layout(const OpCall *c, int i, int dflt)
+{
+    arg_expect(c, i, SCHEMA_BIT(ST_LAYOUT), "arg_layout");
+    return c->args[i].kind == V_LAYOUT ? (int)c->args[i].i : dflt;
+}
+/* MemoryFormat code (MF_CONTIGUOUS ...), or dflt when None. */
+static inline int arg_memory_format(const OpCall *c, int i, int dflt)
+{
+    arg_expect(c, i, SCHEMA_BIT(ST_MEMFMT), "arg_memory_format");
+    return c->args[i].kind == V_MEMFMT ? (int)c->args[i].i : dflt;
+}
+/* Device ("cpu", "cuda:0"), or NULL when None. */
+static inline const char *arg_device(const OpCall *c, int i)
+{
+    arg_expect(c, i, SCHEMA_BIT(ST_DEVICE), "arg_device");
+    return c->args[i].kind == V_DEVICE ? c->args[i].s : NULL;
+}
 /* Copy an int list into out (room for max); returns its length, or -1 if the
-** argument is None or longer than max. */
+** argument is None or longer than max.  An int argument reads as a list of
+** one. */
 int arg_int_list(const OpCall *c, int i, int64_t *out, int max);
 
 /* Store t (stolen) as output k. */

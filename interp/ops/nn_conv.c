@@ -559,7 +559,8 @@ EpStatus k_conv_nd(OpCall *c)
     static const char *names[] = {"", "conv1d", "conv2d", "conv3d"};
     const int nsp = conv_rank(c->op->id);
     ConvParams p = {.transposed = false, .groups = arg_int(c, 6)};
-    const char *pad_str = arg_str(c, 4);
+    /* the overload decides: .padding has str padding, .default int[] */
+    const char *pad_str = c->op->schema->args[4].type == ST_STR ? arg_str(c, 4) : NULL;
     EpStatus rc = read_params(c, nsp, 3, pad_str ? -1 : 4, 5, -1, &p);
     if (rc)
         return rc;

@@ -18,6 +18,7 @@ const char *nn_shape(const Tensor *t)
 
 int nn_float_list(const OpCall *c, int i, double *out, int max)
 {
+    arg_expect(c, i, SCHEMA_BIT(ST_FLOAT_LIST) | SCHEMA_BIT(ST_FLOAT), "nn_float_list");
     const Value *v = &c->args[i];
     if (v->kind == V_FLOAT || v->kind == V_INT) {
         if (max < 1)

@@ -16,7 +16,7 @@
 EpStatus k_clone(OpCall *c)
 {
     Tensor *t = arg_tensor(c, 0);
-    return shape_out(c, shape_copy_as(c, t, t->dtype, shape_memfmt_arg(c, 1, MF_PRESERVE)));
+    return shape_out(c, shape_copy_as(c, t, t->dtype, arg_memory_format(c, 1, MF_PRESERVE)));
 }
 
 /* lift_fresh_copy(Tensor self): a clone */
@@ -40,7 +40,7 @@ EpStatus k_self(OpCall *c)
 EpStatus k_contiguous(OpCall *c)
 {
     Tensor *t = arg_tensor(c, 0);
-    int mf = shape_memfmt_arg(c, 1, MF_CONTIGUOUS);
+    int mf = arg_memory_format(c, 1, MF_CONTIGUOUS);
     /* is_contiguous(preserve) asks the default question */
     if (shape_is_contiguous_as(t, mf == MF_PRESERVE ? MF_CONTIGUOUS : mf)) {
         out_tensor(c, 0, tensor_ref(t));
@@ -60,7 +60,7 @@ EpStatus k_to_copy(OpCall *c)
     Tensor *t = arg_tensor(c, 0);
     if (shape_check_layout(c, 2))
         return c->err->code;
-    return shape_out(c, shape_copy_as(c, t, arg_dtype(c, 1, t->dtype), shape_memfmt_arg(c, 6, MF_PRESERVE)));
+    return shape_out(c, shape_copy_as(c, t, arg_dtype(c, 1, t->dtype), arg_memory_format(c, 6, MF_PRESERVE)));
 }
 
 /* Tensor.to(): self itself when nothing changes and no copy is asked for
@@ -79,7 +79,7 @@ static EpStatus to_impl(OpCall *c, DType dtype, bool copy, int memfmt)
 ** bool copy=False, MemoryFormat? memory_format=None) */
 EpStatus k_to_dtype(OpCall *c)
 {
-    return to_impl(c, arg_dtype(c, 1, arg_tensor(c, 0)->dtype), arg_bool(c, 3), shape_memfmt_arg(c, 4, MF_PRESERVE));
+    return to_impl(c, arg_dtype(c, 1, arg_tensor(c, 0)->dtype), arg_bool(c, 3), arg_memory_format(c, 4, MF_PRESERVE));
 }
 
 /* to.dtype_layout(Tensor(a) self, *, ScalarType? dtype=None, Layout? layout=None,
@@ -89,21 +89,21 @@ EpStatus k_to_dtype_layout(OpCall *c)
 {
     if (shape_check_layout(c, 2))
         return c->err->code;
-    return to_impl(c, arg_dtype(c, 1, arg_tensor(c, 0)->dtype), arg_bool(c, 6), shape_memfmt_arg(c, 7, MF_PRESERVE));
+    return to_impl(c, arg_dtype(c, 1, arg_tensor(c, 0)->dtype), arg_bool(c, 6), arg_memory_format(c, 7, MF_PRESERVE));
 }
 
 /* to.device(Tensor(a) self, Device device, ScalarType dtype,
 ** bool non_blocking=False, bool copy=False, MemoryFormat? memory_format=None) */
 EpStatus k_to_device(OpCall *c)
 {
-    return to_impl(c, arg_dtype(c, 2, arg_tensor(c, 0)->dtype), arg_bool(c, 4), shape_memfmt_arg(c, 5, MF_PRESERVE));
+    return to_impl(c, arg_dtype(c, 2, arg_tensor(c, 0)->dtype), arg_bool(c, 4), arg_memory_format(c, 5, MF_PRESERVE));
 }
 
 /* to.other(Tensor(a) self, Tensor other, bool non_blocking=False,
 ** bool copy=False, MemoryFormat? memory_format=None) */
 EpStatus k_to_other(OpCall *c)
 {
-    return to_impl(c, arg_tensor(c, 1)->dtype, arg_bool(c, 3), shape_memfmt_arg(c, 4, MF_PRESERVE));
+    return to_impl(c, arg_tensor(c, 1)->dtype, arg_bool(c, 3), arg_memory_format(c, 4, MF_PRESERVE));
 }
 
 /* type_as(Tensor self, Tensor other): self.to(other.options()) */

@@ -11,20 +11,9 @@
 
 #include "kernel.h"
 
-/* MemoryFormat codes of the serialized program (and the test harness). */
-enum {
-    MF_CONTIGUOUS = 1,
-    MF_CHANNELS_LAST = 2,
-    MF_CHANNELS_LAST_3D = 3,
-    MF_PRESERVE = 4,
-};
-
 /* Most pieces a split may produce: the list is allocated up front, and an
 ** expanded tensor can have a dim far longer than memory could hold. */
 #define SHAPE_MAX_PIECES ((int64_t)1 << 24)
-
-/* Layout code of dense strided tensors, the only layout epdbg runs. */
-#define LAYOUT_STRIDED 7
 
 /* ---- arguments ----------------------------------------------------------- */
 
@@ -49,10 +38,9 @@ int shape_int_list_arg(OpCall *c, int i, int64_t *out, int max);
 ** op_fail. */
 int shape_size_stride_args(OpCall *c, int i, int64_t *size, int64_t *stride);
 
-/* A Layout argument (None or strided) and a MemoryFormat argument (None
-** gives dflt).  layout_ok fails for sparse and other layouts. */
+/* A Layout argument: None or torch.strided pass; sparse, mkldnn and unknown
+** layouts fail naming the layout as torch prints it. */
 EpStatus shape_check_layout(OpCall *c, int i);
-int shape_memfmt_arg(const OpCall *c, int i, int dflt);
 
 /* Whether the Python number v fits dtype as c10's checked_convert demands
 ** (fill_, full, scalar_tensor): integers in range (unsigned types also take

@@ -323,7 +323,7 @@ EpStatus k_constant_pad_nd(OpCall *c)
     int n = shape_int_list_arg(c, 1, pad, 2 * EP_MAX_DIMS + 1);
     if (n < 0)
         return c->err->code;
-    return shape_out(c, constant_pad(c, arg_tensor(c, 0), n, pad, &c->args[2]));
+    return shape_out(c, constant_pad(c, arg_tensor(c, 0), n, pad, arg_scalar(c, 2)));
 }
 
 enum { PAD_REFLECT, PAD_REPLICATE, PAD_CIRCULAR };

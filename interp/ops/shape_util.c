@@ -51,15 +51,12 @@ int shape_size_stride_args(OpCall *c, int i, int64_t *size, int64_t *stride)
 
 EpStatus shape_check_layout(OpCall *c, int i)
 {
-    if (arg_is_none(c, i) || c->args[i].i == LAYOUT_STRIDED)
+    int layout = arg_layout(c, i, LAYOUT_STRIDED);
+    if (layout == LAYOUT_STRIDED)
         return EP_OK;
-    return op_fail(c, "layout code %lld is not supported: epdbg runs dense strided tensors only",
-                   (long long)c->args[i].i);
-}
-
-int shape_memfmt_arg(const OpCall *c, int i, int dflt)
-{
-    return c->args[i].kind == V_MEMFMT ? (int)c->args[i].i : dflt;
+    char buf[32];
+    return op_fail(c, "layout %s is not supported: epdbg runs dense (torch.strided) tensors only",
+                   layout_name(layout, buf));
 }
 
 /* The C++ type names c10 prints in its overflow message. */

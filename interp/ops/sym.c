@@ -152,7 +152,7 @@ static EpStatus float_binary(OpCall *c, OpId id, double a, double b, Value *out)
 ** &, |, ^ of two bools stay bool; max/min return the chosen operand as is. */
 EpStatus k_py_binary(OpCall *c)
 {
-    const Value *a = &c->args[0], *b = &c->args[1];
+    const Value *a = arg_scalar(c, 0), *b = arg_scalar(c, 1);
     OpId id = c->op->id;
     if (!value_is_scalar(a) || !value_is_scalar(b))
         return op_fail(c, "expected numbers, got %s and %s", value_kind_name(a->kind), value_kind_name(b->kind));
@@ -174,7 +174,7 @@ EpStatus k_py_binary(OpCall *c)
 
 EpStatus k_py_unary(OpCall *c)
 {
-    const Value *a = &c->args[0];
+    const Value *a = arg_scalar(c, 0);
     if (!value_is_scalar(a))
         return op_fail(c, "expected a number, got %s", value_kind_name(a->kind));
     bool isint = is_intlike(a);
@@ -224,10 +224,10 @@ EpStatus k_py_unary(OpCall *c)
 
 EpStatus k_sym_ite(OpCall *c)
 {
-    const Value *cond = &c->args[0];
+    const Value *cond = arg_scalar(c, 0);
     if (!value_is_scalar(cond))
         return op_fail(c, "condition must be a SymBool");
-    c->outs[0] = value_copy(value_as_f64(cond) != 0 ? &c->args[1] : &c->args[2]);
+    c->outs[0] = value_copy(value_as_f64(cond) != 0 ? arg_scalar(c, 1) : arg_scalar(c, 2));
     return EP_OK;
 }
 
@@ -335,7 +335,7 @@ static EpStatus pass_token(OpCall *c, int token_arg)
 
 EpStatus k_assert_scalar(OpCall *c)
 {
-    const Value *v = &c->args[0];
+    const Value *v = arg_scalar(c, 0);
     if (!value_is_scalar(v))
         return op_fail(c, "expected a SymBool, got %s", value_kind_name(v->kind));
     if (value_as_f64(v) == 0) {
@@ -358,25 +358,47 @@ EpStatus k_assert_async(OpCall *c)
     return pass_token(c, 2);
 }
 
-/* Sizes and dtype are compared; strides and device are not: epdbg lays out
-** results contiguously and runs everything on the CPU, so a program exported
-** with channels-last or CUDA tensors would otherwise fail checks that
-** describe where PyTorch ran, not what it computed. */
+/* The sizes check of _assert_tensor_metadata: None passes; otherwise the
+** list must equal the tensor's, as ComparisonUtils.cpp's _assert_match. */
+static EpStatus assert_dims_match(OpCall *c, int i, const char *what, int n, const int64_t *have)
+{
+    int64_t want[EP_MAX_DIMS];
+    char b1[256], b2[256];
+    if (arg_is_none(c, i))
+        return EP_OK;
+    int m = arg_int_list(c, i, want, EP_MAX_DIMS);
+    if (m >= 0 && shape_equal(m, want, n, have))
+        return EP_OK;
+    return ep_fail(c->err, EP_ERR_EXEC, "Tensor %s mismatch! Expected: %s, Got: %s", what,
+                   m >= 0 ? shape_str(m, want, b1, sizeof b1) : "(too many dimensions)", shape_str(n, have, b2, sizeof b2));
+}
+
+/* _assert_tensor_metadata(Tensor a, SymInt[]? size=None, SymInt[]? stride=None,
+** ScalarType? dtype=None, *, Device? device=None, Layout? layout=None): the
+** checks and messages of aten/src/ATen/native/ComparisonUtils.cpp, which
+** prints the expected dtype as a c10::ScalarType ("Float") and the tensor's
+** as a TypeMeta ("float"), layouts as c10::Layout ("Strided").  Every
+** tensor epdbg holds is dense strided.  Strides and the device are not
+** compared: not every kernel reproduces the strides PyTorch's picks (a
+** channels-last convolution output is contiguous here), and epdbg runs a
+** program exported for any device on the CPU (see factory.c), so a check
+** of where PyTorch ran would fail programs whose values are right. */
 EpStatus k_assert_tensor_metadata(OpCall *c)
 {
     const Tensor *t = arg_tensor(c, 0);
-    int64_t size[EP_MAX_DIMS];
-    char b1[256], b2[256];
-    int n = arg_int_list(c, 1, size, EP_MAX_DIMS);
-    if (n >= 0 && !shape_equal(n, size, t->ndim, t->sizes))
-        return ep_fail(c->err, EP_ERR_EXEC, "Tensor sizes mismatch! Expected: %s, Got: %s",
-                       shape_str(n, size, b1, sizeof b1), shape_str(t->ndim, t->sizes, b2, sizeof b2));
-    if (!arg_is_none(c, 3) && arg_dtype(c, 3, t->dtype) != t->dtype)
-        return ep_fail(c->err, EP_ERR_EXEC, "Tensor dtype mismatch! Expected: %s, Got: %s",
-                       dtype_name(arg_dtype(c, 3, t->dtype)), dtype_name(t->dtype));
-    if (!arg_is_none(c, 5) && arg_int(c, 5) != 7)
-        return ep_fail(c->err, EP_ERR_EXEC, "Tensor layout mismatch! Expected layout %lld, Got: strided",
-                       (long long)arg_int(c, 5));
+    EpStatus rc;
+    if ((rc = assert_dims_match(c, 1, "sizes", t->ndim, t->sizes)))
+        return rc;
+    DType want = arg_dtype(c, 3, t->dtype);
+    if (want != t->dtype)
+        return ep_fail(c->err, EP_ERR_EXEC, "Tensor dtype mismatch! Expected: %s, Got: %s", dtype_c10_name(want),
+                       dtype_meta_name(t->dtype));
+    int layout = arg_layout(c, 5, LAYOUT_STRIDED);
+    if (layout != LAYOUT_STRIDED) {
+        const SchemaEnumEntry *e = layout_entry(layout);
+        return ep_fail(c->err, EP_ERR_EXEC, "Tensor layout mismatch! Expected: %s, Got: %s", e ? e->c10_name : "?",
+                       layout_entry(LAYOUT_STRIDED)->c10_name);
+    }
     return EP_OK;
 }
 
