@@ -21,7 +21,7 @@
 
 static const char DEBUG_USAGE[] =
     "usage: epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]...\n"
-    "                       [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
+    "                       [--input FILE]... [--input NAME=FILE]... [--inputs FILE|DIR]\n"
     "                       [--model NAME] [--no-blas] [--no-color]\n"
     "  -x FILE      run the debugger commands in FILE          --batch   read them from stdin\n"
     "  -ex CMD      run CMD (repeatable; after -x FILE)        --source-dir DIR  where `list` finds sources\n"
@@ -49,7 +49,7 @@ int debug_args_parse(int argc, char **argv, DebugArgs *a, const char *who)
                 fprintf(stderr, "epdbg %s: --inputs is given twice\n", who);
                 return EP_ERR_USAGE;
             }
-            a->inputs.npz = ep_xstrdup(argv[++i]);
+            input_args_set_all(&a->inputs, argv[++i]);
         } else if (strcmp(o, "--model") == 0 && has_value) {
             a->model_name = argv[++i];
         } else if (strcmp(o, "--no-blas") == 0) {
@@ -99,7 +99,7 @@ int debug_session_open(const DebugArgs *a, Session **out, char **note)
     }
     Value *vals = NULL;
     int n = 0;
-    EpStatus rc = cli_load_inputs(session_interp(s), &a->inputs, &vals, &n, &err);
+    EpStatus rc = inputs_load(session_interp(s), &a->inputs, NULL, &vals, &n, &err);
     if (rc) {
         /* no inputs is not fatal when none were asked for: the user can
         ** still read the graph, the signature and the source */
@@ -108,7 +108,12 @@ int debug_session_open(const DebugArgs *a, Session **out, char **note)
             session_free(s);
             return rc;
         }
-        *note = ep_xasprintf("Note: %s", err.msg);
+        size_t len = strlen(err.msg);
+        while (len && err.msg[len - 1] == '\n')
+            err.msg[--len] = '\0';
+        *note = ep_xasprintf("Note: %s\nGive them with `run --input NAME=FILE` (`:run ...` in the full-screen "
+                             "debugger; .npy, .npz or torch.save .pt), or `set NAME = FILE` and then `run`.",
+                             err.msg);
         *out = s;
         return EP_OK;
     }

@@ -1,6 +1,7 @@
 /*
-** cli.h -- the non-interactive subcommands (`epdbg info`, `epdbg run`) and
-** the input options they share with the debugger's batch mode.
+** cli.h -- the subcommands (`epdbg info`, `epdbg run`, the debugger's
+** command line, `epdbg replay`).  The input options they share are read by
+** debugger/inputs.h.
 **
 ** Each returns the process exit code: 0 ok, 1 usage, 2 unreadable or
 ** invalid archive/input file, 3 inputs violate the program's constraints,
@@ -9,6 +10,7 @@
 #ifndef EP_CLI_H
 #define EP_CLI_H
 
+#include "debugger/inputs.h"
 #include "interp/interp.h"
 
 int cli_info(int argc, char **argv);
@@ -32,24 +34,6 @@ int cli_debug(int argc, char **argv, FullScreenFn full_screen);
 ** the report: the stack trace and whether the failure is the recorded one
 ** (cli/cli_replay.c). */
 int cli_replay(int argc, char **argv, FullScreenFn full_screen);
-
-/* Input options of the command line, in the order given. */
-typedef struct InputArgs {
-    int n;
-    char **specs;     /* "FILE.npy" or "NAME=FILE.npy" */
-    char *npz;        /* --inputs FILE.npz, or NULL */
-} InputArgs;
-
-void input_args_add(InputArgs *a, const char *spec);
-void input_args_free(InputArgs *a);
-bool input_args_empty(const InputArgs *a);
-
-/* Build the user inputs for ip from the options (or the archive's stored
-** example inputs when there are none).  Returns a new array of values in
-** signature order (caller clears each and frees).  Converts a float32 .npy
-** given for a bfloat16 input (numpy has no bfloat16) and 0-d .npy files for
-** SymInt/SymFloat/SymBool inputs. */
-EpStatus cli_load_inputs(const Interp *ip, const InputArgs *a, Value **vals, int *n, EpError *err);
 
 /* The debugger's command line: the model, the input options of `epdbg
 ** run`, source folders, and the commands to run. */

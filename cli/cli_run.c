@@ -19,11 +19,12 @@
 #include "debugger/record.h"
 
 static const char RUN_USAGE[] =
-    "usage: epdbg run MODEL.pt2 [--input FILE.npy]... [--input NAME=FILE.npy]... [--inputs FILE.npz|DIR]\n"
+    "usage: epdbg run MODEL.pt2 [--input FILE]... [--input NAME=FILE]... [--inputs FILE|DIR]\n"
     "                 [--outputs DIR] [--model NAME] [--no-blas]\n"
     "                 [--stop-on-nan] [--record FILE.npz [--record-all]] [--shadow-fp64]\n"
     "  Positional --input files bind the user inputs in signature order; with no inputs the\n"
     "  archive's stored example inputs are used; --inputs DIR reads DIR/in0.npy, in1.npy, ...\n"
+    "  Files are .npy, .npz or torch.save (.pt: a tensor, a tuple or list, a dict by name).\n"
     "  --outputs writes DIR/out0.npy, out1.npy, ...\n"
     "  --stop-on-nan   fail at the first node whose output has NaN or Inf (keeps every value)\n"
     "  --record F.npz  save the inputs (--record-all: and every value computed) to replay\n"
@@ -65,7 +66,7 @@ int cli_run(int argc, char **argv)
                 fprintf(stderr, "epdbg run: --inputs is given twice\n");
                 rc = EP_ERR_USAGE;
             } else {
-                inputs.npz = ep_xstrdup(argv[++i]);
+                input_args_set_all(&inputs, argv[++i]);
             }
         } else if (strcmp(a, "--outputs") == 0 && has_value) {
             out_dir = argv[++i];
@@ -122,7 +123,7 @@ int cli_run(int argc, char **argv)
             rc = err.code ? err.code : EP_ERR_FORMAT;
     }
     if (rc == EP_OK)
-        rc = cli_load_inputs(ip, &inputs, &vals, &nvals, &err);
+        rc = inputs_load(ip, &inputs, NULL, &vals, &nvals, &err);
     /* from here on a failure is the program's: its inputs are worth saving */
     RecordMeta failure = {0};
     /* a copy: the replay file and the float64 shadow need the inputs as

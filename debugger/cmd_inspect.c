@@ -13,10 +13,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "format.h"
 #include "index_expr.h"
+#include "inputs.h"
 #include "interp/npy.h"
+#include "interp/picklewrite.h"
 
 typedef enum Suffix { SUF_NONE, SUF_SHAPE, SUF_DTYPE } Suffix;
 
@@ -274,14 +277,31 @@ static char *split_last_word(const char *args, const char **file)
     return ep_xstrndup(args, tlen);
 }
 
+/* t as torch.save writes a tensor: a compact copy, so the file holds only
+** its elements (never a view's whole base or mapped weights), in its own
+** dtype (bfloat16 stays bfloat16, unlike .npy). */
+static EpStatus save_torchsave(const char *file, const Tensor *t, EpError *err)
+{
+    Tensor *compact = tensor_to_dtype(t, t->dtype, err);
+    if (!compact)
+        return EP_ERR_EXEC;
+    PwObj *o = pw_tensor(compact, false);
+    EpStatus rc = torchsave_save_file(file, o, err);
+    pw_free(o);
+    tensor_unref(compact);
+    return rc;
+}
+
 static EpStatus cmd_dump(CmdCtx *c, const char *args, EpError *err)
 {
     const char *file;
     char *what = split_last_word(args, &file);
     EpStatus rc = EP_OK;
-    if (!*what || !*file || !ends_with(file, strlen(file), ".npy")) {
+    size_t flen = strlen(file);
+    bool as_torchsave = ends_with(file, flen, ".pt") || ends_with(file, flen, ".pth");
+    if (!*what || !*file || !(as_torchsave || ends_with(file, flen, ".npy"))) {
         free(what);
-        return ep_fail(err, EP_ERR_USAGE, "usage: dump NAME FILE.npy");
+        return ep_fail(err, EP_ERR_USAGE, "usage: dump NAME FILE.npy|FILE.pt");
     }
     Target t;
     if ((rc = target_parse(c, what, &t, err))) {
@@ -291,7 +311,9 @@ static EpStatus cmd_dump(CmdCtx *c, const char *args, EpError *err)
     Tensor *arr = t.view ? tensor_ref(t.view) : value_to_array(t.value, err);
     if (!arr)
         rc = ep_fail(err, EP_ERR_USAGE, "%s is a %s: it has no .npy form", t.name, value_kind_name(t.value->kind));
-    if (rc == EP_OK)
+    if (rc == EP_OK && as_torchsave)
+        rc = save_torchsave(file, arr, err);
+    else if (rc == EP_OK)
         rc = npy_save_file(file, arr, err);
     if (rc == EP_OK) {
         char shape[512];
@@ -304,14 +326,49 @@ static EpStatus cmd_dump(CmdCtx *c, const char *args, EpError *err)
     return rc;
 }
 
-/* set NAME[INDEX] = NUMBER | set NAME = NUMBER | set NAME = FILE.npy:
+/* set INPUT = FILE: rebind user input idx for this and later runs.  Before
+** any node has run the run restarts on it, so the guards check it and a new
+** shape is learned; further on, a value of the same shape also replaces the
+** current one, so the run goes on with it as with any edit. */
+static EpStatus set_input_from_file(CmdCtx *c, int idx, const char *file, EpError *err)
+{
+    Interp *ip = session_interp(c->s);
+    Value v;
+    EpStatus rc = inputs_load_one(ip, idx, file, &v, err);
+    if (rc)
+        return rc;
+    session_set_input(c->s, idx, &v);
+    char *name = inputs_display_name(ip, idx);
+    out_printf(c->out, "Set input %s from %s; `run` uses it from now on.\n", name, file);
+    free(name);
+    int n;
+    const Value *all = session_inputs(c->s, &n);
+    bool complete = true;
+    for (int i = 0; i < n; i++)
+        complete = complete && all[i].kind != V_NONE;
+    const char *ph = interp_user_input(ip, idx)->name;
+    const Value *cur = interp_value(ip, ph);
+    if (complete && interp_pc(ip) == 0 && interp_history_len(ip) == 0) {
+        rc = session_restart(c->s, err);
+    } else if (cur && cur->kind == V_TENSOR && v.kind == V_TENSOR &&
+               shape_equal(cur->t->ndim, cur->t->sizes, v.t->ndim, v.t->sizes)) {
+        Tensor *copy = tensor_to_dtype(v.t, cur->t->dtype, err); /* a private copy, as every edit */
+        rc = copy ? session_set_value(c->s, ph, value_tensor(copy), err) : EP_ERR_EXEC;
+    } else if (cur) {
+        out_puts(c->out, "Its shape differs from the value in use, which the current run keeps.\n");
+    }
+    value_clear(&v);
+    return rc;
+}
+
+/* set NAME[INDEX] = NUMBER | set NAME = NUMBER | set NAME = FILE:
 ** the edit goes into a private copy that replaces the value, so nothing
 ** else sharing its storage (a view's base, mapped weights) changes. */
 static EpStatus cmd_set(CmdCtx *c, const char *args, EpError *err)
 {
     const char *eq = strchr(args, '=');
     if (!eq || eq == args)
-        return ep_fail(err, EP_ERR_USAGE, "usage: set NAME[INDEX] = VALUE  or  set NAME = FILE.npy");
+        return ep_fail(err, EP_ERR_USAGE, "usage: set NAME[INDEX] = VALUE  or  set NAME = FILE (.npy, .npz, .pt)");
     size_t lhs_len = (size_t)(eq - args);
     while (lhs_len && isspace((unsigned char)args[lhs_len - 1]))
         lhs_len--;
@@ -319,6 +376,13 @@ static EpStatus cmd_set(CmdCtx *c, const char *args, EpError *err)
     const char *rhs = eq + 1;
     while (isspace((unsigned char)*rhs))
         rhs++;
+    double scalar = 0;
+    bool is_scalar = parse_scalar_literal(rhs, &scalar);
+    int input = is_scalar ? -1 : inputs_find(session_interp(c->s), lhs);
+    if (input >= 0) {
+        free(lhs);
+        return set_input_from_file(c, input, rhs, err);
+    }
     Target t;
     EpStatus rc = target_parse(c, lhs, &t, err);
     if (rc) {
@@ -327,15 +391,11 @@ static EpStatus cmd_set(CmdCtx *c, const char *args, EpError *err)
     }
     if (t.suffix != SUF_NONE)
         rc = ep_fail(err, EP_ERR_USAGE, "cannot set a tensor's %s", t.suffix == SUF_SHAPE ? "shape" : "dtype");
-    double scalar = 0;
-    bool is_scalar = parse_scalar_literal(rhs, &scalar);
     Tensor *loaded = NULL;
-    if (rc == EP_OK && !is_scalar) {
-        if (!ends_with(rhs, strlen(rhs), ".npy"))
-            rc = ep_fail(err, EP_ERR_USAGE, "set %s = '%s': expected a number or a .npy file", lhs, rhs);
-        else if (!(loaded = npy_load_file(rhs, err)))
-            rc = EP_ERR_USAGE;
-    }
+    if (rc == EP_OK && !is_scalar && access(rhs, F_OK) != 0)
+        rc = ep_fail(err, EP_ERR_USAGE, "set %s = '%s': not a number, and no such file (.npy, .npz or .pt)", lhs, rhs);
+    else if (rc == EP_OK && !is_scalar && !(loaded = inputs_load_array(rhs, err)))
+        rc = EP_ERR_USAGE;
     Value newv = value_none();
     if (rc == EP_OK && t.value->kind != V_TENSOR) {
         if (!is_scalar || t.view)
@@ -414,8 +474,8 @@ static const Command INSPECT_COMMANDS[] = {
     {"stats", NULL, cmd_stats, "stats NAME[INDEX]", "min, max, mean, std, NaN/Inf and zero counts"},
     {"display", NULL, cmd_display, "display NAME[INDEX]", "print the expression at every stop"},
     {"undisplay", NULL, cmd_undisplay, "undisplay [N...]", "stop displaying (all when none are named)"},
-    {"dump", NULL, cmd_dump, "dump NAME[INDEX] FILE.npy", "save a value as a numpy array"},
-    {"set", NULL, cmd_set, "set NAME[INDEX] = VALUE|FILE.npy", "edit a value, then continue with the change"},
+    {"dump", NULL, cmd_dump, "dump NAME[INDEX] FILE.npy|FILE.pt", "save a value as a numpy array or with torch.save"},
+    {"set", NULL, cmd_set, "set NAME[INDEX] = VALUE|FILE", "edit a value (a user input: rebind it for later runs too)"},
 };
 
 static const Command INSPECT_INFOS[] = {

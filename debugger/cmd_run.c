@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "inputs.h"
 #include "record.h"
 
 /* ---- the stop report ------------------------------------------------------------ */
@@ -110,11 +111,27 @@ static EpStatus moved(CmdCtx *c, EpStatus rc)
     return rc;
 }
 
+/* run [--input FILE|NAME=FILE]... [--inputs FILE|DIR]: as gdb's `run ARGS`,
+** the options rebind the inputs they name for this run and the next ones;
+** the others keep their values. */
 static EpStatus cmd_run(CmdCtx *c, const char *args, EpError *err)
 {
-    if (*args)
-        return ep_fail(err, EP_ERR_USAGE, "run takes no arguments (inputs are given on the command line)");
-    return moved(c, session_run(c->s, err));
+    InputArgs a = {0};
+    EpStatus rc = input_args_parse(args, &a, err);
+    if (rc == EP_OK && !input_args_empty(&a)) {
+        int ncur = 0;
+        const Value *cur = session_inputs(c->s, &ncur);
+        Value *vals = NULL;
+        int n = 0;
+        rc = inputs_load(session_interp(c->s), &a, cur, &vals, &n, err);
+        if (rc == EP_OK)
+            session_set_inputs(c->s, vals, n);
+        for (int i = 0; i < n; i++)
+            value_clear(&vals[i]);
+        free(vals);
+    }
+    input_args_free(&a);
+    return rc ? rc : moved(c, session_run(c->s, err));
 }
 
 static EpStatus cmd_restart(CmdCtx *c, const char *args, EpError *err)
@@ -242,7 +259,8 @@ static EpStatus cmd_record(CmdCtx *c, const char *args, EpError *err)
 }
 
 static const Command RUN_COMMANDS[] = {
-    {"run", "r", cmd_run, "run", "start over from node 0 with the inputs and run to a stop"},
+    {"run", "r", cmd_run, "run [INPUT OPTIONS]",
+     "start over from node 0 and run to a stop; --input [NAME=]FILE, --inputs FILE|DIR rebind inputs"},
     {"restart", NULL, cmd_restart, "restart", "re-bind the inputs and stop before node 0 (breakpoints stay)"},
     {"step", "s", cmd_step, "step [N]", "run one node (N nodes)"},
     {"next", "n", cmd_next, "next [N]", "run to the next node not deeper in the module tree"},

@@ -30,6 +30,17 @@ void session_set_inputs(Session *s, const Value *inputs, int n)
     set_inputs(s, inputs, n);
 }
 
+void session_set_input(Session *s, int i, const Value *v)
+{
+    if (!s->inputs) {
+        int n = interp_num_user_inputs(s->ip);
+        s->inputs = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->inputs); /* all V_NONE */
+        s->ninputs = n;
+    }
+    value_clear(&s->inputs[i]);
+    s->inputs[i] = value_copy(v);
+}
+
 const SessionOptions *session_options(const Session *s)
 {
     return &s->opt;
@@ -346,8 +357,13 @@ const char *session_display(const Session *s, int i, int *id)
 EpStatus session_restart(Session *s, EpError *err)
 {
     if (!s->inputs)
-        return ep_fail(err, EP_ERR_USAGE, "no inputs are set (the archive stores no example inputs: give --input "
-                                          "files)");
+        return ep_fail(err, EP_ERR_USAGE, "no inputs are set (the archive stores no example inputs): give them "
+                                          "with `run --input NAME=FILE` or `set NAME = FILE`");
+    for (int i = 0; i < s->ninputs; i++)
+        if (s->inputs[i].kind == V_NONE)
+            return ep_fail(err, EP_ERR_USAGE, "input %s is not set: give it with `run --input %s=FILE` or `set %s "
+                           "= FILE`", interp_user_input(s->ip, i)->name, interp_user_input(s->ip, i)->name,
+                           interp_user_input(s->ip, i)->name);
     /* Rewind first: undoing every step restores what in-place ops and the
     ** end-of-run write-back changed in buffers and inputs, so each run
     ** starts from the same state (PyTorch calling the module again would

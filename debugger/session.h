@@ -49,6 +49,10 @@ int session_num_nodes(const Session *s);
 const Value *session_inputs(const Session *s, int *n);
 /* Set the inputs used by `run`/`restart` (references are taken). */
 void session_set_inputs(Session *s, const Value *inputs, int n);
+/* Rebind user input i for the next `run`/`restart` (a reference is taken),
+** keeping the others; inputs never given stay unset (V_NONE), and a
+** restart names them until they are. */
+void session_set_input(Session *s, int i, const Value *v);
 
 /* ---- where nodes come from -------------------------------------------- */
 

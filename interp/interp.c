@@ -81,6 +81,8 @@ Interp *interp_new(Model *model, const InterpOptions *opt, EpError *err)
         u->meta = ph->ref ? graph_tensor_meta(&ep->graph, ph->ref) : NULL;
         u->spec_index = i;
     }
+    for (int i = 0; i < ip->ninputs; i++)
+        ip->inputs[i].arg_name = pytree_arg_name(ep, ip->inputs, ip->ninputs, i);
     ip->user_output_spec = ep_xcalloc((size_t)(ep->noutput_specs ? ep->noutput_specs : 1), sizeof(int));
     for (int i = 0; i < ep->noutput_specs; i++)
         if (ep->output_specs[i].kind == OUT_USER_OUTPUT)
@@ -148,6 +150,8 @@ void interp_free(Interp *ip)
     clear_run(ip);
     graph_plan_free(ip->plan);
     free(ip->env);
+    for (int i = 0; i < ip->ninputs; i++)
+        free(ip->inputs[i].arg_name);
     free(ip->inputs);
     free(ip->user_output_spec);
     free(ip->user_outputs);
@@ -312,7 +316,10 @@ char *interp_describe_inputs(const Interp *ip)
     sb_init(&sb);
     for (int i = 0; i < ip->ninputs; i++) {
         const UserInput *u = &ip->inputs[i];
-        sb_printf(&sb, "  %s: ", u->name);
+        if (u->arg_name)
+            sb_printf(&sb, "  %s (%s): ", u->arg_name, u->name);
+        else
+            sb_printf(&sb, "  %s: ", u->name);
         if (u->kind == ARG_TENSOR && u->meta)
             describe_input_tensor(ip, u->meta, &sb);
         else

@@ -35,7 +35,10 @@ extern const InterpOptions INTERP_OPTIONS_DEFAULT;
 
 /* What a user input is, for messages and for `epdbg info`. */
 typedef struct UserInput {
-    const char *name;       /* placeholder name (the forward argument) */
+    const char *name;       /* placeholder name */
+    char *arg_name;         /* the user's forward argument name when the archive
+                            ** records one that differs (2.2-era dynamo names
+                            ** placeholders l_x_), else NULL; see pytree_arg_name */
     ArgKind kind;           /* ARG_TENSOR, ARG_SYM_INT, ARG_SYM_FLOAT, ARG_SYM_BOOL, ... */
     const TensorMeta *meta; /* tensors: dtype and symbolic shape (may be NULL) */
     int spec_index;         /* index in the program's input specs */

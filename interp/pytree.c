@@ -16,6 +16,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interp.h"
+
 typedef struct Leaves {
     Value *items;
     int n, cap;
@@ -262,4 +264,30 @@ EpStatus pytree_flatten(const char *in_spec, const PyObj *obj, Value **leaves, i
     *leaves = out.items;
     *n = out.n;
     return EP_OK;
+}
+
+/* ---- argument names ------------------------------------------------------- */
+
+/* dynamo's placeholder for argument NAME: "l_" NAME "_" (the source
+** L['NAME'] with every run of other characters made '_', lowercased). */
+static bool is_dynamo_name(const char *s)
+{
+    size_t n = strlen(s);
+    return n > 3 && strncmp(s, "l_", 2) == 0 && s[n - 1] == '_';
+}
+
+char *pytree_arg_name(const ExportedProgram *ep, const UserInput *inputs, int n, int i)
+{
+    for (int k = 0; k < ep->nmodule_calls; k++) {
+        const ModuleCall *m = &ep->module_calls[k];
+        if (m->fqn[0] == '\0' && m->nforward_arg_names == n) {
+            const char *arg = m->forward_arg_names[i];
+            return strcmp(arg, inputs[i].name) != 0 ? ep_xstrdup(arg) : NULL;
+        }
+    }
+    for (int k = 0; k < n; k++)
+        if (!is_dynamo_name(inputs[k].name))
+            return NULL;
+    const char *ph = inputs[i].name;
+    return ep_xstrndup(ph + 2, strlen(ph) - 3);
 }

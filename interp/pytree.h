@@ -1,5 +1,6 @@
 /*
-** pytree.h -- flatten stored example inputs by the program's in_spec.
+** pytree.h -- flatten stored example inputs by the program's in_spec, and
+** the forward's argument names behind the user inputs.
 */
 #ifndef EP_PYTREE_H
 #define EP_PYTREE_H
@@ -13,5 +14,15 @@
 ** frees after value_clear on each.  Errors name the input path
 ** ("inputs[0][1]") and what did not match. */
 EpStatus pytree_flatten(const char *in_spec, const PyObj *obj, Value **leaves, int *n, EpError *err);
+
+typedef struct ExportedProgram ExportedProgram;
+typedef struct UserInput UserInput;
+
+/* The name of user input i (of n) in the user's forward, when the archive
+** records one that differs from the placeholder: the signature's
+** forward_arg_names when there is one per input, else, when every input is
+** named the way 2.2-era dynamo named them (L['x'] -> l_x_), the name inside.
+** A new string, or NULL. */
+char *pytree_arg_name(const ExportedProgram *ep, const UserInput *inputs, int n, int i);
 
 #endif

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "examples/gen/zipwrite.h"
+#include "interp/zipwrite.h"
 
 static const char *HOP_HEAD =
     "{\"graph_module\": {\"graph\": {\"inputs\": [{\"as_tensor\": {\"name\": \"x\"}}], \"outputs\": OUTPUTS,"

@@ -242,7 +242,7 @@ START_TEST(test_bad_files)
     run_result_free(&r);
     /* an unreadable input file */
     r = run((const char *[]){"run", "examples/mlp.pt2", "--input", text, NULL});
-    EXPECT(r, 2, err, "not a .npy file");
+    EXPECT(r, 2, err, "notes.pt2: not a .npy, .npz or torch.save (.pt) file");
     run_result_free(&r);
     free(data);
     free(half);

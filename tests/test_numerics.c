@@ -415,7 +415,7 @@ static CompareReport *compare_of(Model *m, const char *dir, const NumericsOption
     ck_assert_ptr_nonnull(ip);
     InputArgs ia = {0};
     ia.npz = ep_xstrdup(dir);
-    ck_assert_msg(cli_load_inputs(ip, &ia, &vals, &n, &err) == EP_OK, "%s: %s", dir, err.msg);
+    ck_assert_msg(inputs_load(ip, &ia, NULL, &vals, &n, &err) == EP_OK, "%s: %s", dir, err.msg);
     input_args_free(&ia);
     interp_free(ip);
     CompareReport *r;
@@ -677,7 +677,7 @@ START_TEST(test_corpus)
         Value *vals;
         int n;
         EpError err = {0};
-        ck_assert_msg(cli_load_inputs(ip, &ia, &vals, &n, &err) == EP_OK, "%s", err.msg);
+        ck_assert_msg(inputs_load(ip, &ia, NULL, &vals, &n, &err) == EP_OK, "%s", err.msg);
         input_args_free(&ia);
         interp_free(ip);
         ShadowReport *r = shadow_of(m, vals, n, &plain);

@@ -212,7 +212,7 @@ Session *test_session_open(const char *path, const char *inputs, bool bind)
         ia.npz = ep_xstrdup(inputs);
     Value *vals;
     int n;
-    ck_assert_msg(cli_load_inputs(session_interp(s), &ia, &vals, &n, &err) == EP_OK, "%s: %s", path, err.msg);
+    ck_assert_msg(inputs_load(session_interp(s), &ia, NULL, &vals, &n, &err) == EP_OK, "%s: %s", path, err.msg);
     input_args_free(&ia);
     session_set_inputs(s, vals, n);
     for (int i = 0; i < n; i++)

@@ -15,8 +15,8 @@
 
 #include "interp/npy.h"
 #include "models.h"
-#include "picklewrite.h"
-#include "zipwrite.h"
+#include "interp/picklewrite.h"
+#include "interp/zipwrite.h"
 
 #define F_ARG pb_fmt
 

@@ -15,8 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "picklewrite.h"
-#include "zipwrite.h"
+#include "interp/picklewrite.h"
+#include "interp/zipwrite.h"
 
 #define F pb_fmt
 

@@ -12,8 +12,8 @@
 #include <unistd.h>
 
 #include "interp/interp.h"
-#include "picklewrite.h"
-#include "zipwrite.h"
+#include "interp/picklewrite.h"
+#include "interp/zipwrite.h"
 
 /* ---- random tensors ---------------------------------------------------------- */
 

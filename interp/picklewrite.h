@@ -2,12 +2,13 @@
 ** picklewrite.h -- writing torch.save files: a protocol-2 pickle of
 ** containers and tensors (as torch._utils._rebuild_tensor_v2 with
 ** persistent storage ids) plus the data/<key> storage records, in the zip
-** layout torch.save produces.  Used only by the generator.
+** layout torch.save produces.  Used by the generator (weights, example
+** inputs, fixtures) and by the debugger's `dump NAME FILE.pt`.
 */
 #ifndef EP_PICKLEWRITE_H
 #define EP_PICKLEWRITE_H
 
-#include "interp/tensor.h"
+#include "tensor.h"
 
 typedef enum PwKind { PW_NONE, PW_BOOL, PW_INT, PW_FLOAT, PW_STR, PW_TUPLE, PW_LIST, PW_DICT, PW_TENSOR } PwKind;
 
@@ -38,5 +39,8 @@ void pw_free(PwObj *o);
 /* The bytes of a torch.save zip holding root, under folder root_name
 ** ("archive" for in-memory saves).  Caller frees. */
 char *torchsave_bytes(const PwObj *root, const char *root_name, size_t *len);
+/* Write root to path as torch.save does to a file: the records' folder is
+** the file name without its extension. */
+EpStatus torchsave_save_file(const char *path, const PwObj *root, EpError *err);
 
 #endif

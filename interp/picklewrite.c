@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "npy.h"
 #include "zipwrite.h"
 
 static PwObj *pw_new(PwKind k)
@@ -306,4 +307,18 @@ char *torchsave_bytes(const PwObj *root, const char *root_name, size_t *len)
     free(p.storages);
     *len = n;
     return copy;
+}
+
+EpStatus torchsave_save_file(const char *path, const PwObj *root, EpError *err)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    const char *dot = strrchr(base, '.');
+    char *stem = ep_xstrndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    size_t len;
+    char *bytes = torchsave_bytes(root, stem[0] ? stem : "archive", &len);
+    EpStatus rc = write_file_atomic(path, bytes, len, err);
+    free(bytes);
+    free(stem);
+    return rc;
 }

@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "interp/npy.h"
+#include "npy.h"
 
 typedef struct ZwEntry {
     char *name;

@@ -2,12 +2,12 @@
 ** zipwrite.h -- writing zip files the way PyTorch's PyTorchFileWriter (and
 ** Python's zipfile) does: every member STORED, optionally with its data
 ** padded to a 64-byte boundary through the local header's extra field.
-** Used only by the example/fixture generator.
+** Used by the generator and, through picklewrite.h, by `dump FILE.pt`.
 */
 #ifndef EP_ZIPWRITE_H
 #define EP_ZIPWRITE_H
 
-#include "interp/ep.h"
+#include "ep.h"
 
 typedef struct ZipWriter ZipWriter;
 

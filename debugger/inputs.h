@@ -1,0 +1,59 @@
+/*
+** inputs.h -- the program's user inputs from files: the --input/--inputs
+** options of `epdbg run` and of the debugger, the debugger's `run --input
+** ...`, and `set NAME = FILE`.
+**
+** A file's format is told by its content, never by its name: numpy's .npy
+** magic; a zip holding <root>/data.pkl is a torch.save file (read by the
+** pickle reader that executes nothing); any other zip is an .npz.  A
+** torch.save file may hold a tensor or number, a tuple or list of them (in
+** signature order), a dict by argument name, or an (args, kwargs) pair as
+** torch.export stores example inputs.  A folder holds in0.npy, in1.npy, ...
+** or NAME.npy (or .pt).
+**
+** An input is named by its placeholder or by the argument name of the
+** user's forward when they differ (interp_user_input's arg_name).
+*/
+#ifndef EP_INPUTS_H
+#define EP_INPUTS_H
+
+#include "interp/interp.h"
+
+/* Input options in the order given. */
+typedef struct InputArgs {
+    int n;
+    char **specs;     /* "FILE" or "NAME=FILE" */
+    char *npz;        /* --inputs FILE|DIR, or NULL */
+} InputArgs;
+
+void input_args_add(InputArgs *a, const char *spec);
+/* --inputs FILE|DIR: replaces an earlier one. */
+void input_args_set_all(InputArgs *a, const char *path);
+void input_args_free(InputArgs *a);
+bool input_args_empty(const InputArgs *a);
+/* Parse input options from words ("--input F --input NAME=F --inputs F",
+** also `--input=F`), as the debugger's `run` takes them.  Appends to a. */
+EpStatus input_args_parse(const char *text, InputArgs *a, EpError *err);
+
+/* The user input named name (placeholder or forward argument name), or -1. */
+int inputs_find(const Interp *ip, const char *name);
+/* "x (l_x_)" when the argument name differs from the placeholder, else
+** "x": how messages name input i.  A new string. */
+char *inputs_display_name(const Interp *ip, int i);
+
+/* Build the user inputs for ip from the options.  Inputs the options do
+** not give keep their value in keep (the current inputs, n of them; V_NONE
+** entries count as unset), or, with keep NULL and no options at all, come
+** from the archive's stored example inputs.  Positional files bind in
+** signature order from the first input not named.  Returns a new array
+** of values in signature order (caller clears each and frees).  Converts a float32
+** array given for a bfloat16 input (numpy has no bfloat16) and 0-d arrays
+** or numbers for SymInt/SymFloat/SymBool inputs. */
+EpStatus inputs_load(const Interp *ip, const InputArgs *a, const Value *keep, Value **vals, int *n, EpError *err);
+/* The value of user input idx from a file holding one array or number. */
+EpStatus inputs_load_one(const Interp *ip, int idx, const char *path, Value *out, EpError *err);
+/* One array from a file of any of the formats (.npy; an .npz or torch.save
+** file holding exactly one tensor).  A new reference or NULL + err. */
+Tensor *inputs_load_array(const char *path, EpError *err);
+
+#endif
