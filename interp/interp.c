@@ -777,6 +777,15 @@ static EpStatus finish_run(Interp *ip, EpError *err)
     return EP_OK;
 }
 
+/* The slots node i writes, all of them (new array, *n entries). */
+static int *node_output_slots(const GraphPlan *gp, int i, int *n)
+{
+    *n = graph_node_output_slots(gp, i, NULL, 0);
+    int *slots = ep_xmalloc((size_t)(*n ? *n : 1) * sizeof *slots);
+    graph_node_output_slots(gp, i, slots, *n);
+    return slots;
+}
+
 EpStatus interp_step(Interp *ip, EpError *err)
 {
     if (!ip->bound)
@@ -790,11 +799,7 @@ EpStatus interp_step(Interp *ip, EpError *err)
     if (ip->opt.history) {
         const NodePlan *np = &ip->plan->nodes[i];
         undo = undo_push(ip, i);
-        int slots[64];
-        int n = graph_node_output_slots(ip->plan, i, slots, 64);
-        undo->nslots = n < 64 ? n : 64;
-        undo->slots = ep_xmalloc((size_t)(undo->nslots ? undo->nslots : 1) * sizeof *undo->slots);
-        memcpy(undo->slots, slots, (size_t)undo->nslots * sizeof *slots);
+        undo->slots = node_output_slots(ip->plan, i, &undo->nslots);
         for (int k = 0; k < np->nmut; k++) {
             const Value *v = &ip->env[np->mut_slots[k]];
             if (v->kind == V_TENSOR && undo_save(undo, v->t, err) != EP_OK)
@@ -847,26 +852,23 @@ EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *sctx, Value
             scratch[s] = *v;
     }
     EpStatus rc = EP_OK;
-    Tensor *copies[16];
+    Tensor **copies = ep_xmalloc((size_t)(np->nmut ? np->nmut : 1) * sizeof *copies);
     int ncopies = 0;
     for (int k = 0; k < np->nmut && rc == EP_OK; k++) {
         Value *v = &scratch[np->mut_slots[k]];
         if (v->kind != V_TENSOR)
             continue;
-        if (ncopies == 16) {
-            rc = ep_fail(err, EP_ERR_EXEC, "node #%d writes into too many tensors to evaluate apart", i);
-            break;
-        }
         Tensor *c = tensor_to_dtype(v->t, v->t->dtype, err);
         if (!c)
             rc = EP_ERR_EXEC;
         else
             v->t = copies[ncopies++] = c;
     }
-    int slots[64];
-    int nslots = graph_node_output_slots(gp, i, slots, 64);
-    if (nslots > 64)
-        nslots = 64;
+    /* Every slot the node writes must start empty in the scratch copy: one
+    ** still borrowing the run's value would be cleared (freed) when the
+    ** node stores its result there. */
+    int nslots;
+    int *slots = node_output_slots(gp, i, &nslots);
     for (int k = 0; k < nslots; k++)
         scratch[slots[k]].kind = V_NONE; /* not the run's: store_output clears it */
     SymBindings syms; /* symbols the node would learn stay here */
@@ -893,8 +895,10 @@ EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *sctx, Value
     }
     for (int k = 0; k < nslots; k++)
         value_clear(&scratch[slots[k]]);
+    free(slots);
     for (int k = 0; k < ncopies; k++)
         tensor_unref(copies[k]);
+    free(copies);
     sym_bindings_free(&syms);
     free(scratch);
     if (rc) {

@@ -3,7 +3,8 @@
 ** PyTorch's outputs (tests/refs, made by tests/tools/make_refs.sh with
 ** ../shared/tools/oracle.py), and the interpreter's own behaviour:
 ** stepping, freeing after last use, signature mutations written back,
-** SymInt inputs, failures naming the node, and higher-order ops.
+** SymInt inputs, failures naming the node, higher-order ops, and a node
+** with 70 outputs stepped back over and re-evaluated.
 */
 #include <math.h>
 #include <stdio.h>
@@ -56,16 +57,21 @@ typedef struct Opened {
     Interp *ip;
 } Opened;
 
-static Opened open_model(const char *path, bool keep)
+static Opened open_with(const char *path, const InterpOptions *opt)
 {
     EpError err = {0};
     Opened o = {0};
     ck_assert_msg(model_open(path, NULL, &o.m, &err) == EP_OK, "%s", err.msg);
-    InterpOptions opt = INTERP_OPTIONS_DEFAULT;
-    opt.keep_values = keep;
-    o.ip = interp_new(o.m, &opt, &err);
+    o.ip = interp_new(o.m, opt, &err);
     ck_assert_msg(o.ip != NULL, "%s", err.msg);
     return o;
+}
+
+static Opened open_model(const char *path, bool keep)
+{
+    InterpOptions opt = INTERP_OPTIONS_DEFAULT;
+    opt.keep_values = keep;
+    return open_with(path, &opt);
 }
 
 static void close_model(Opened *o)
@@ -302,6 +308,116 @@ START_TEST(test_hop_map_and_wrap)
 }
 END_TEST
 
+/* ---- a node with 70 outputs (build/fixtures/many_outputs.pt2) ---------------------------- */
+
+#define ROWS 70
+
+/* Row k of its input: x[k][j] = 4k + j, so unbind's outputs are known
+** exactly. */
+static void assert_row(const Interp *ip, int k, const char *when)
+{
+    char name[16];
+    snprintf(name, sizeof name, "u%d", k);
+    const Value *v = interp_value(ip, name);
+    ck_assert_msg(v && v->kind == V_TENSOR, "%s: %s has no value", when, name);
+    ck_assert_int_eq(v->t->ndim, 1);
+    ck_assert_int_eq(v->t->sizes[0], 3);
+    for (int j = 0; j < 3; j++)
+        ck_assert_msg(tensor_get_f64(v->t, j) == 4 * k + j, "%s: %s[%d] = %g, not %d", when, name, j,
+                      tensor_get_f64(v->t, j), 4 * k + j);
+}
+
+/* mul = (u68 + u69) * u65, by hand: (548 + 2j) * (260 + j). */
+static void assert_mul(const Interp *ip)
+{
+    const Value *v = interp_value(ip, "mul");
+    ck_assert_ptr_nonnull(v);
+    for (int j = 0; j < 3; j++)
+        ck_assert(tensor_get_f64(v->t, j) == (548.0 + 2 * j) * (260.0 + j));
+}
+
+/* Stepping back over the unbind drops all 70 outputs (not the first 64
+** only); going forward again computes the same bytes. */
+START_TEST(test_many_outputs_time_travel)
+{
+    InterpOptions opt = INTERP_OPTIONS_DEFAULT;
+    opt.history = true;
+    Opened o = open_with(FIX "many_outputs.pt2", &opt);
+    EpError err = {0};
+    ck_assert_msg(interp_bind_sample_inputs(o.ip, &err) == EP_OK, "%s", err.msg);
+    ck_assert_str_eq(interp_node(o.ip, 0)->name, "unbind");
+    ck_assert_int_eq(interp_node_num_outputs(o.ip, 0), ROWS);
+    ck_assert_msg(interp_step(o.ip, &err) == EP_OK, "%s", err.msg);
+    Tensor *first[ROWS];
+    for (int k = 0; k < ROWS; k++) {
+        assert_row(o.ip, k, "after the first step");
+        const Tensor *t = interp_value(o.ip, interp_node_output_name(o.ip, 0, k))->t;
+        first[k] = tensor_to_dtype(t, t->dtype, &err); /* a copy of the bytes */
+        ck_assert_ptr_nonnull(first[k]);
+    }
+    ck_assert_msg(interp_run(o.ip, &err) == EP_OK, "%s", err.msg);
+    assert_mul(o.ip);
+    while (interp_pc(o.ip) > 1 || interp_finished(o.ip))
+        ck_assert_msg(interp_step_back(o.ip, &err) == EP_OK, "%s", err.msg);
+    ck_assert_ptr_null(interp_value(o.ip, "add"));
+    assert_row(o.ip, ROWS - 1, "before stepping back over unbind");
+    ck_assert_msg(interp_step_back(o.ip, &err) == EP_OK, "%s", err.msg);
+    ck_assert_int_eq(interp_pc(o.ip), 0);
+    for (int k = 0; k < ROWS; k++)
+        ck_assert_msg(interp_value(o.ip, interp_node_output_name(o.ip, 0, k)) == NULL,
+                      "u%d kept its value after stepping back over unbind", k);
+    ck_assert_ptr_nonnull(interp_value(o.ip, "x"));
+    ck_assert_int_eq(interp_step_back(o.ip, &err), EP_ERR_USAGE); /* nothing before the start */
+
+    ck_assert_msg(interp_step(o.ip, &err) == EP_OK, "%s", err.msg);
+    char msg[256];
+    for (int k = 0; k < ROWS; k++) {
+        const Tensor *again = interp_value(o.ip, interp_node_output_name(o.ip, 0, k))->t;
+        ck_assert_msg(tensors_close(again, first[k], 0, 0, msg, sizeof msg), "u%d going forward again: %s", k, msg);
+        tensor_unref(first[k]);
+    }
+    ck_assert_msg(interp_run(o.ip, &err) == EP_OK, "%s", err.msg);
+    assert_mul(o.ip);
+    close_model(&o);
+}
+END_TEST
+
+/* Evaluating the unbind off the record gives all 70 outputs, equal to the
+** run's, and leaves the run's own values as they were (none freed under
+** it: AddressSanitizer would see the use after free). */
+START_TEST(test_many_outputs_eval_node)
+{
+    Opened o = open_model(FIX "many_outputs.pt2", true);
+    EpError err = {0};
+    ck_assert_msg(interp_bind_sample_inputs(o.ip, &err) == EP_OK, "%s", err.msg);
+    ck_assert_msg(interp_run(o.ip, &err) == EP_OK, "%s", err.msg);
+    Value outs[ROWS];
+    int nouts = 0;
+    char msg[256];
+    ck_assert_msg(interp_eval_node(o.ip, 0, NULL, NULL, outs, ROWS, &nouts, &err) == EP_OK, "%s", err.msg);
+    ck_assert_int_eq(nouts, ROWS);
+    for (int k = 0; k < ROWS; k++) {
+        const Value *run = interp_value(o.ip, interp_node_output_name(o.ip, 0, k));
+        ck_assert_ptr_nonnull(run);
+        ck_assert_int_eq(outs[k].kind, V_TENSOR);
+        ck_assert_msg(tensors_close(outs[k].t, run->t, 0, 0, msg, sizeof msg), "output %d: %s", k, msg);
+        value_clear(&outs[k]);
+    }
+    for (int k = 0; k < ROWS; k++)
+        assert_row(o.ip, k, "after interp_eval_node");
+    /* room for two: the other 68 are the evaluation's own, dropped */
+    ck_assert_msg(interp_eval_node(o.ip, 0, NULL, NULL, outs, 2, &nouts, &err) == EP_OK, "%s", err.msg);
+    ck_assert_int_eq(nouts, ROWS);
+    ck_assert(tensor_get_f64(outs[1].t, 2) == 6);
+    value_clear(&outs[0]);
+    value_clear(&outs[1]);
+    for (int k = 0; k < ROWS; k++)
+        assert_row(o.ip, k, "after interp_eval_node with room for two");
+    assert_mul(o.ip);
+    close_model(&o);
+}
+END_TEST
+
 Suite *suite_interp(void)
 {
     Suite *s = suite_create("interp");
@@ -316,6 +432,8 @@ Suite *suite_interp(void)
     tcase_add_test(tc, test_failure_names_node_and_source);
     tcase_add_test(tc, test_hop_cond);
     tcase_add_test(tc, test_hop_map_and_wrap);
+    tcase_add_test(tc, test_many_outputs_time_travel);
+    tcase_add_test(tc, test_many_outputs_eval_node);
     suite_add_tcase(s, tc);
     return s;
 }

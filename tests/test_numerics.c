@@ -268,11 +268,13 @@ END_TEST
 
 /* A tolerance no float32 computation meets: the first matmul's own
 ** rounding is what exceeds it (introduced), and the options reach the
-** report. */
+** report.  On the reference loops, whose rounding is the same on every
+** CPU (OpenBLAS's depends on the kernels it picks). */
 START_TEST(test_shadow_tight_tolerance)
 {
     Model *m = open_model("examples/mlp.pt2");
     NumericsOptions opt = NUMERICS_OPTIONS_DEFAULT;
+    opt.kernels.use_blas = false;
     opt.rtol = 1e-12;
     opt.atol = 0;
     ShadowReport *r = shadow_of(m, NULL, 0, &opt);
@@ -637,6 +639,90 @@ START_TEST(test_commands)
 }
 END_TEST
 
+/* The references of build/fixtures/many_outputs.pt2, by hand: its input
+** x[70, 3] holds x[k][j] = 4k + j, unbind's outputs u<k> are its rows,
+** add = u68 + u69 and mul = add * u65 (the user output). */
+static void write_many_outputs_refs(const char *dir)
+{
+    EpError err = {0};
+    float x[70 * 3], add[3], mul[3];
+    for (int k = 0; k < 70 * 3; k++)
+        x[k] = (float)(4 * (k / 3) + k % 3);
+    for (int j = 0; j < 3; j++) {
+        add[j] = (float)(548 + 2 * j);
+        mul[j] = add[j] * (float)(260 + j);
+    }
+    struct {
+        const char *name;
+        const float *v;
+        int64_t rows, cols;
+    } refs[70 + 4] = {{"in0", x, 70, 3}, {"add", add, 0, 3}, {"mul", mul, 0, 3}, {"out0", mul, 0, 3}};
+    char names[70][8];
+    for (int k = 0; k < 70; k++) {
+        snprintf(names[k], sizeof names[k], "u%d", k);
+        refs[4 + k].name = names[k];
+        refs[4 + k].v = &x[3 * k];
+        refs[4 + k].cols = 3;
+    }
+    for (int i = 0; i < 74; i++) {
+        int64_t sizes[2] = {refs[i].rows, refs[i].cols};
+        int nd = refs[i].rows ? 2 : 1;
+        Tensor *t = tensor_empty(DT_F32, nd, refs[i].rows ? sizes : sizes + 1, &err);
+        ck_assert_ptr_nonnull(t);
+        memcpy(tensor_data(t), refs[i].v, (size_t)(refs[i].rows ? refs[i].rows : 1) * 3 * sizeof(float));
+        char *path = ep_xasprintf("%s/%s.npy", dir, refs[i].name);
+        ck_assert_msg(npy_save_file(path, t, &err) == EP_OK, "%s", err.msg);
+        free(path);
+        tensor_unref(t);
+    }
+}
+
+/* `compare` covers every output of a node with 70 of them, and confirms a
+** difference in one of the last (u66) by re-evaluating the node on the
+** references, which must leave the run's values alone. */
+START_TEST(test_compare_many_outputs)
+{
+    char *dir = temp_dir();
+    write_many_outputs_refs(dir);
+    Model *m = open_model(FIX "many_outputs.pt2");
+    CompareReport *r = compare_of(m, dir, NULL);
+    ck_assert_int_eq(r->ndiffer, 0);
+    ck_assert_int_eq(r->nmissing, 0);
+    ck_assert_int_eq(r->nvalues, 72);
+    ck_assert_int_eq(r->nchecks, 74);
+    numerics_compare_free(r);
+
+    perturb(dir, "u66", 1, 0.5);
+    r = compare_of(m, dir, NULL);
+    ck_assert_int_eq(r->ndiffer, 1);
+    ck_assert_int_ge(r->first, 0);
+    const RefCheck *c = &r->checks[r->first];
+    ck_assert_str_eq(c->name, "u66");
+    ck_assert_str_eq(m->ep->graph.nodes[c->node].name, "unbind");
+    ck_assert_int_eq(c->st.nbad, 1);
+    ck_assert_int_eq(c->st.worst, 1);
+    ck_assert(c->st.worst_got == 265 && c->st.worst_ref == 265.5);
+    ck_assert_int_eq(c->confirm, 1); /* the node on its references still gives 265 */
+    ck_assert(c->confirm_st.max_abs == 0.5);
+    numerics_compare_free(r);
+    model_free(m);
+
+    Session *s = test_session_open(FIX "many_outputs.pt2", NULL, true);
+    EpError err = {0};
+    char *line = ep_xasprintf("compare %s", dir);
+    char *text = run_cmd(s, line, &err);
+    ck_assert_msg(text && contains(text, "74 references checked (72 of 72 computed values); 1 differs.\n"
+                                         "First difference: #0 'unbind' (aten.unbind.int)"),
+                  "%s", text ? text : err.msg);
+    ck_assert_int_eq(interp_pc(session_interp(s)), 0); /* the session did not move */
+    free(text);
+    free(line);
+    session_free(s);
+    rm_tree(dir);
+    free(dir);
+}
+END_TEST
+
 /* ---- the corpus -------------------------------------------------------------------------------------- */
 
 /* Real archives: the float64 shadow finds nothing beyond tolerance, and
@@ -712,6 +798,7 @@ Suite *suite_numerics(void)
     tcase_add_test(tc, test_compare_perturbed);
     tcase_add_test(tc, test_compare_problems);
     tcase_add_test(tc, test_commands);
+    tcase_add_test(tc, test_compare_many_outputs);
     tcase_add_test(tc, test_corpus);
     suite_add_tcase(s, tc);
     return s;

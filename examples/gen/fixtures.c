@@ -3,8 +3,8 @@
 ** every schema era, layouts and weight forms, dynamic shapes with derived
 ** dimensions and ranges, SymInt inputs and outputs, signature mutations,
 ** training-mode batch norm, in-place ops, bfloat16, a NaN maker and a
-** float32 cancellation (tests/src/numerics.py), several programs in one
-** archive, and files epdbg must refuse.  tests/refs/README.md says which
+** float32 cancellation (tests/src/numerics.py), a node with 70 outputs,
+** several programs in one archive, and files epdbg must refuse.  tests/refs/README.md says which
 ** have PyTorch references and how they were made.
 */
 #include <math.h>
@@ -331,6 +331,35 @@ static ProgBuilder *to_dtype(bool wrong_dtype)
     return pb;
 }
 
+/* More outputs than any fixed-size table would hold: x[70, 3] (x[k][j] =
+** 4k + j, exact in float32) unbound into its 70 rows, the last ones used
+** again: mul = (u68 + u69) * u65.  Time travel and re-evaluation must cover
+** every output slot. */
+#define UNBIND_ROWS 70
+static ProgBuilder *many_outputs(void)
+{
+    ProgBuilder *pb = pb_new("fixtures.ManyOutputs", false);
+    int64_t xs[2] = {UNBIND_ROWS, 3};
+    EpError err = {0};
+    Tensor *x = tensor_empty(DT_F32, 2, xs, &err);
+    if (!x)
+        abort(); /* out of memory while generating */
+    float *xv = tensor_data(x);
+    for (int k = 0; k < UNBIND_ROWS * 3; k++)
+        xv[k] = (float)(4 * (k / 3) + k % 3);
+    input(pb, "x", x, NULL);
+    pb_module(pb, "", "fixtures.ManyOutputs");
+    char rows[UNBIND_ROWS * 8 + 8] = "[";
+    for (int k = 0; k < UNBIND_ROWS; k++)
+        snprintf(rows + strlen(rows), sizeof rows - strlen(rows), "%s%%u%d", k ? ", " : "", k);
+    strcat(rows, "]");
+    pb_node(pb, "aten.unbind.int", "unbind", "self=%x dim=0", rows);
+    pb_node(pb, "aten.add.Tensor", "add", "self=%u68 other=%u69", "add");
+    pb_node(pb, "aten.mul.Tensor", "mul", "self=%add other=%u65", "mul");
+    pb_output(pb, "mul");
+    return pb;
+}
+
 EpStatus write_fixtures(const char *dir, EpError *err)
 {
     EpStatus rc;
@@ -348,7 +377,8 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(nan_log(), dir, "nan_log.pt2", PB_ERA_2_11, err)) ||
         (rc = write(cancel(), dir, "cancel.pt2", PB_ERA_2_11, err)) ||
         (rc = write(to_dtype(false), dir, "to_dtype.pt2", PB_ERA_2_11, err)) ||
-        (rc = write(to_dtype(true), dir, "to_dtype_mismatch.pt2", PB_ERA_2_11, err)))
+        (rc = write(to_dtype(true), dir, "to_dtype_mismatch.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(many_outputs(), dir, "many_outputs.pt2", PB_ERA_2_11, err)))
         return rc;
 
     /* an input for nan_log.pt2 that already holds a NaN */

@@ -56,8 +56,12 @@ const char *pb_fmt(const char *fmt, ...)
     char *buf = ring[next++ % 16];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(buf, sizeof ring[0], fmt, ap);
+    int len = vsnprintf(buf, sizeof ring[0], fmt, ap);
     va_end(ap);
+    if (len < 0 || (size_t)len >= sizeof ring[0]) {
+        fprintf(stderr, "progbuild: pb_fmt: text longer than %zu bytes: %.60s...\n", sizeof ring[0] - 1, buf);
+        abort(); /* a bug in a generator model definition: never build a truncated program */
+    }
     return buf;
 }
 
@@ -273,19 +277,26 @@ static const char *skip(const char *p)
     return p;
 }
 
-static const char *parse_word(const char *p, char *buf, size_t cap)
-{
-    size_t n = 0;
-    while (*p && (isalnum((unsigned char)*p) || strchr("_.-+:", *p)) && n + 1 < cap)
-        buf[n++] = *p++;
-    buf[n] = '\0';
-    return p;
-}
-
 static void die(const char *what, const char *text)
 {
     fprintf(stderr, "progbuild: cannot parse %s: %s\n", what, text);
     abort(); /* a bug in a generator model definition, not in user input */
+}
+
+static bool is_word_char(char c)
+{
+    return c && (isalnum((unsigned char)c) || strchr("_.-+:", c));
+}
+
+static const char *parse_word(const char *p, char *buf, size_t cap)
+{
+    size_t n = 0;
+    while (is_word_char(*p) && n + 1 < cap)
+        buf[n++] = *p++;
+    buf[n] = '\0';
+    if (is_word_char(*p)) /* cut short: a different name, not a shorter one */
+        die("word (too long)", buf);
+    return p;
 }
 
 static const char *parse_value(const char *p, Arg *a, const char *whole)
@@ -301,10 +312,14 @@ static const char *parse_value(const char *p, Arg *a, const char *whole)
         return p;
     }
     if (*p == '[') {
-        Arg items[64];
-        int n = 0;
+        Arg *items = NULL; /* as many as the list holds */
+        int n = 0, cap = 0;
         p = skip(p + 1);
         while (*p && *p != ']') {
+            if (n == cap) {
+                cap = cap ? 2 * cap : 8;
+                items = ep_xrealloc(items, (size_t)cap * sizeof *items);
+            }
             p = parse_value(p, &items[n++], whole);
             p = skip(p);
             if (*p == ',')
@@ -327,8 +342,7 @@ static const char *parse_value(const char *p, Arg *a, const char *whole)
                   : any_bool ? ARG_BOOLS
                              : ARG_INTS;
         a->n = n;
-        a->items = ep_xcalloc((size_t)(n ? n : 1), sizeof *a->items);
-        memcpy(a->items, items, (size_t)n * sizeof *items);
+        a->items = items ? items : ep_xcalloc(1, sizeof *a->items);
         return p;
     }
     if (*p == '\'') {

@@ -92,7 +92,8 @@ EpStatus pb_infer(ProgBuilder *pb, EpError *err);
 char *pb_program_json(ProgBuilder *pb, PbEra era);
 
 /* printf into one of a ring of 16 static buffers: for building argument
-** strings inline (pb_fmt("input=%%%s", name)).  Not reentrant. */
+** strings inline (pb_fmt("input=%%%s", name)).  Not reentrant; a text
+** longer than 2047 bytes aborts (never a truncated program). */
 const char *pb_fmt(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /* Deterministic pseudo-random tensors (no libm: identical everywhere). */

@@ -21,15 +21,16 @@
 /* (args, kwargs) of the user inputs, as torch.save'd example inputs. */
 static PwObj *example_inputs(const ProgBuilder *pb)
 {
-    PwObj *items[64];
+    PwObj **items = ep_xmalloc((size_t)(pb->ninputs ? pb->ninputs : 1) * sizeof *items);
     int n = 0;
-    for (int i = 0; i < pb->ninputs && n < 64; i++) {
+    for (int i = 0; i < pb->ninputs; i++) {
         const PbInput *in = &pb->inputs[i];
         if (in->kind != IN_USER_INPUT)
             continue;
         items[n++] = in->is_sym ? pw_int(in->sym_example) : pw_tensor(in->value, false);
     }
     PwObj *pair[2] = {pw_tuple(n, items), pw_dict()};
+    free(items);
     return pw_tuple(2, pair);
 }
 
@@ -70,7 +71,7 @@ static void add_payloads(ZipWriter *z, const ProgBuilder *pb, const char *root, 
     const char *prefix = constants ? "tensor_" : "weight_";
     cJSON *cfg = cJSON_CreateObject();
     cJSON *map = cJSON_AddObjectToObject(cfg, "config");
-    const Storage *seen[1024];
+    const Storage **seen = ep_xmalloc((size_t)(pb->ninputs ? pb->ninputs : 1) * sizeof *seen); /* distinct storages */
     int nseen = 0;
     for (int i = 0; i < pb->ninputs; i++) {
         const PbInput *in = &pb->inputs[i];
@@ -103,6 +104,7 @@ static void add_payloads(ZipWriter *z, const ProgBuilder *pb, const char *root, 
         cJSON_AddItemToObject(e, "tensor_meta", tm);
         cJSON_AddItemToObject(map, in->target, e);
     }
+    free(seen);
     char *text = cJSON_PrintUnformatted(cfg);
     char path[512];
     snprintf(path, sizeof path, "%s/data/%s/%s_%s_config.json", root, kind, model, kind);
