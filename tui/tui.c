@@ -129,9 +129,18 @@ static void search_step(Tui *t, int dir)
         return;
     }
     tui_select_node(t, node);
-    t->search_context = true;
-    tui_note(t, "/%s: #%d '%s'  (n next, N previous)", t->search, node,
+    tui_note(t, "/%s: #%d '%s'  (; next, , previous)", t->search, node,
              interp_node(session_interp(t->s), node)->name);
+}
+
+/* Run to the cursor: gdb's `until LOCATION` with the selected node. */
+static void until_selected(Tui *t)
+{
+    if (t->selected < 0)
+        return;
+    char *line = ep_xasprintf("until #%d", t->selected);
+    tui_command(t, line);
+    free(line);
 }
 
 /* Whether the run is somewhere a quit would abandon. */
@@ -154,6 +163,8 @@ static bool ui_command(Tui *t, const char *line)
     const char *what = line + 3;
     if (strcmp(what, "toggle-break") == 0) {
         toggle_break(t);
+    } else if (strcmp(what, "until-selected") == 0) {
+        until_selected(t);
     } else if (strcmp(what, "inspect") == 0) {
         tui_inspect(t, NULL);
         t->focus = PANE_INSPECTOR;
@@ -211,6 +222,8 @@ EpStatus tui_command(Tui *t, const char *line)
     free(t->status_note);
     t->status_note = NULL;
     console_flush(t);
+    if (!t->exit_status)
+        t->exit_status = cmd_exit_status(&t->cmd, line, rc);
     if (rc) {
         char *msg = ep_xasprintf("error: %s", err.msg);
         console_log_add(&t->log, msg, ST_ERROR);
@@ -473,12 +486,6 @@ void tui_key(Tui *t, int key)
         tui_note(t, "nothing is running (q quits)");
         return;
     }
-    /* right after a search, n and N go to the next and previous match */
-    if (t->search_context && (key == 'n' || key == 'N')) {
-        search_step(t, key == 'n' ? +1 : -1);
-        return;
-    }
-    t->search_context = false;
     const PaneClass *focused = t->pane_class[t->focus];
     int rows = t->rects[t->focus].rows - 1;
     if (focused->key && focused->key(t, t->pane_state[t->focus], key, rows > 0 ? rows : 1))
@@ -512,6 +519,7 @@ Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs,
                       .source_dirs = source_dirs, .nsource_dirs = nsource_dirs};
     t->color = color;
     t->selected = -1;
+    t->exit_status = cmd_exit_status(&t->cmd, NULL, EP_OK);
     keymap_defaults(&t->keys);
     for (int i = 0; i < PANE_COUNT; i++)
         t->pane_class[i] = tui_pane_class(i);

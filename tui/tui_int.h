@@ -112,12 +112,12 @@ struct Tui {
     char *dialog;           /* dialog text (owned) */
 
     char *search;           /* the last search regex (owned) */
-    bool search_context;    /* just searched: n/N repeat it */
 
     Keymap keys;
     bool color;
     bool quit;
     bool running;           /* a moving command is executing */
+    EpStatus exit_status;   /* the first failure (cmd_exit_status, as batch mode): tui_main's result */
     char *status_note;      /* a transient note for the status line (owned) */
     int mouse_row, mouse_col; /* of the last TK_MOUSE */
     int nan_checked;        /* nodes below this have their nan_seen set */

@@ -90,6 +90,7 @@ int tui_main(Session *s, const TuiOptions *opt)
     sigaction(SIGINT, &old, NULL);
     screen_close(l.screen);
     grid_free(&l.grid);
+    int status = t->exit_status;
     tui_free(t);
-    return EP_OK;
+    return status;
 }
