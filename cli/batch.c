@@ -159,11 +159,12 @@ static EpStatus run_line(CmdCtx *c, const char *line, bool echo)
         p++;
     if (*p == '\0' || *p == '#')
         return EP_OK;
+    /* from the echo on, Ctrl-C is this command's */
+    running_session = c->s;
     if (echo)
         printf("(epdbg) %s\n", p);
     fflush(stdout); /* whoever reads the transcript sees which command is running */
     EpError err = {0};
-    running_session = c->s;
     EpStatus rc = cmd_execute(c, p, &err);
     running_session = NULL;
     if (rc)

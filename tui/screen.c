@@ -212,36 +212,50 @@ static wchar_t ascii_of(uint32_t ch)
     }
 }
 
-void screen_show(Screen *sc, const Grid *g, int cur_row, int cur_col)
+/* Copy the cells of one grid row to terminal row r (last: the bottom row). */
+static void draw_row(Screen *sc, const Cell *row, int cols, int r, bool last)
 {
     wchar_t run[512];
-    for (int r = 0; r < g->rows; r++) {
-        const Cell *row = &g->cells[r * g->cols];
-        int c = 0;
-        while (c < g->cols) {
-            /* one call per run of cells in the same style */
-            int start = c, n = 0;
-            uint8_t st = row[c].style;
-            while (c < g->cols && row[c].style == st && n < (int)(sizeof run / sizeof run[0]) - 1) {
-                run[n++] = sc->utf8 ? (wchar_t)row[c].ch : ascii_of(row[c].ch);
-                c++;
-            }
-            run[n] = 0;
-            attrset(sc->attrs[st < ST_COUNT ? st : ST_NORMAL]);
-            /* the bottom-right cell cannot be written without scrolling
-            ** in curses: leave it out */
-            if (r == g->rows - 1 && c == g->cols && n > 0)
-                n--;
-            mvaddnwstr(r, start, run, n);
+    int c = 0;
+    while (c < cols) {
+        /* one call per run of cells in the same style */
+        int start = c, n = 0;
+        uint8_t st = row[c].style;
+        while (c < cols && row[c].style == st && n < (int)(sizeof run / sizeof run[0]) - 1) {
+            run[n++] = sc->utf8 ? (wchar_t)row[c].ch : ascii_of(row[c].ch);
+            c++;
         }
+        run[n] = 0;
+        attrset(sc->attrs[st < ST_COUNT ? st : ST_NORMAL]);
+        /* the bottom-right cell cannot be written without scrolling
+        ** in curses: leave it out */
+        if (last && c == cols && n > 0)
+            n--;
+        mvaddnwstr(r, start, run, n);
     }
     attrset(A_NORMAL);
+}
+
+void screen_show(Screen *sc, const Grid *g, int cur_row, int cur_col)
+{
+    for (int r = 0; r < g->rows; r++)
+        draw_row(sc, &g->cells[r * g->cols], g->cols, r, r == g->rows - 1);
     if (cur_row >= 0) {
         curs_set(1);
         move(cur_row, cur_col);
     } else {
         curs_set(0);
     }
+    refresh();
+}
+
+void screen_show_row(Screen *sc, const Grid *g, int src_row, int row)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    if (src_row < 0 || src_row >= g->rows || row < 0 || row >= rows || g->cols != cols)
+        return;
+    draw_row(sc, &g->cells[src_row * g->cols], g->cols, row, row == rows - 1);
     refresh();
 }
 
