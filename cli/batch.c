@@ -7,11 +7,18 @@
 ** over the same session and commands: the FullScreenFn main.c passes in
 ** (the TUI, which cli/ does not know).
 **
-** The exit code is 0 unless a command failed: then it is the status of the
-** first failure (1 usage, 3 inputs rejected, 4 a node failed, ...).
+** The exit code is 0 unless something failed: then it is the status of the
+** first failure (1 usage, 3 inputs rejected, 4 a node failed, ...), by the
+** rule the TUI follows too (cmd_exit_status).
+**
+** Ctrl-C while a command runs stops the run at the next node (the
+** session's interrupt) and the script goes on with its next command; an
+** interruption is not a failure.  Ctrl-C between commands ends the session
+** as it would any program (exit 130).
 */
 #include "cli.h"
 
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,7 +140,23 @@ static void write_stdout(void *ctx, const char *text, size_t len)
     fwrite(text, 1, len, stdout);
 }
 
-/* Run one line, echoed after the prompt; returns the command's status. */
+/* The session Ctrl-C interrupts while a command runs (NULL between
+** commands: then SIGINT ends the program as usual). */
+static Session *volatile running_session;
+
+static void on_sigint(int sig)
+{
+    Session *s = running_session;
+    if (s) {
+        session_interrupt(s);
+        return;
+    }
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+/* Run one line, echoed after the prompt; returns its exit status
+** (cmd_exit_status). */
 static EpStatus run_line(CmdCtx *c, const char *line, bool echo)
 {
     const char *p = line;
@@ -141,21 +164,18 @@ static EpStatus run_line(CmdCtx *c, const char *line, bool echo)
         p++;
     if (*p == '\0' || *p == '#')
         return EP_OK;
+    /* from the echo on, Ctrl-C is this command's */
+    running_session = c->s;
     if (echo)
         printf("(epdbg) %s\n", p);
+    fflush(stdout); /* whoever reads the transcript sees which command is running */
     EpError err = {0};
     EpStatus rc = cmd_execute(c, p, &err);
-    if (rc) {
+    running_session = NULL;
+    if (rc)
         printf("error: %s\n", err.msg);
-    } else {
-        /* a node failing is the moving command's failure too, so a script
-        ** that hits one exits nonzero */
-        const Stop *st = session_last_stop(c->s);
-        if (st->kind == STOP_ERROR && st->error && strncmp(p, "info", 4) != 0)
-            rc = st->error;
-    }
     fflush(stdout);
-    return rc;
+    return cmd_exit_status(c, p, rc);
 }
 
 /* Lines of f until quit; the first failure's status into *first. */
@@ -221,7 +241,14 @@ int cli_debug(int argc, char **argv, FullScreenFn full_screen)
     Out out = {write_stdout, NULL};
     CmdCtx c = {.s = s, .out = &out, .frame = -1, .list_node = -1,
                 .source_dirs = (const char *const *)a.source_dirs, .nsource_dirs = a.nsource_dirs};
-    EpStatus first = EP_OK;
+    EpStatus first = cmd_exit_status(&c, NULL, EP_OK);
+    /* SA_RESTART: a Ctrl-C does not end the read of the next command */
+    struct sigaction sa, old_sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sa.sa_flags = SA_RESTART;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, &old_sa);
     if (script)
         run_stream(&c, script, &first);
     for (int i = 0; i < a.ncommands && !c.quit; i++) {
@@ -231,6 +258,7 @@ int cli_debug(int argc, char **argv, FullScreenFn full_screen)
     }
     if (a.batch_stdin && !c.quit)
         run_stream(&c, stdin, &first);
+    sigaction(SIGINT, &old_sa, NULL);
     if (script)
         fclose(script);
     session_free(s);

@@ -155,11 +155,12 @@ static EpStatus cmd_info(CmdCtx *c, const char *args, EpError *err)
 ** session_break's). */
 static const char BREAK_DETAILS[] =
     "Locations:\n"
+    "  (none)         the node about to run (\"here\"; `break if COND` too)\n"
     "  NODE           a node: its name, #N (its index in the graph) or a unique prefix of its name\n"
     "  /REGEX/        every node whose name or op target (aten.add.Tensor) matches the PCRE2 regex\n"
     "  FILE:LINE      every node with a frame of its Python stack trace at that line; FILE may be\n"
     "                 the end of the path at a '/' (model.py, src/model.py)\n"
-    "  FILE:FUNC      every node with a frame in function FUNC of FILE\n"
+    "  FILE:FUNC      the first node of each call of function FUNC of FILE\n"
     "  module PATH    the first node of each call of the nn.Module PATH (encoder.layer0)\n"
     "  nan            any node whose output holds NaN or Inf (as `catch nan`)\n"
     "Conditions (LOCATION if COND), tested after the node runs:\n"

@@ -58,6 +58,14 @@ extern const CommandGroup CMD_GROUP_RUN, CMD_GROUP_BREAK, CMD_GROUP_INSPECT, CMD
 ** ambiguous names, bad arguments and failures are errors. */
 EpStatus cmd_execute(CmdCtx *c, const char *line, EpError *err);
 
+/* The exit-status rule both front ends share: what a command line that
+** returned rc means for the session's exit code -- rc itself when the
+** command failed, else the failure the session stands on (3 inputs
+** rejected, 4 a node failed) unless the line only reads (`info ...`).
+** line NULL asks about the session as opened, before any command.  A front
+** end exits with the first nonzero status this gives. */
+EpStatus cmd_exit_status(const CmdCtx *c, const char *line, EpStatus rc);
+
 /* The command names (info: the `info` subcommand names) into names, at
 ** most max; returns how many (for tab completion). */
 int cmd_names(bool info, const char **names, int max);

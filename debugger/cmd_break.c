@@ -168,8 +168,8 @@ static EpStatus info_watchpoints(CmdCtx *c, const char *args, EpError *err)
 }
 
 static const Command BREAK_COMMANDS[] = {
-    {"break", "b", cmd_break, "break LOCATION [if COND]",
-     "stop at NODE, /REGEX/, FILE:LINE, FILE:FUNC, module PATH, or nan"},
+    {"break", "b", cmd_break, "break [LOCATION] [if COND]",
+     "stop at NODE, /REGEX/, FILE:LINE, FILE:FUNC (once per call), module PATH, nan; none: here"},
     {"tbreak", "tb", cmd_tbreak, "tbreak LOCATION [if COND]", "a breakpoint deleted when first hit"},
     {"catch", NULL, cmd_catch, "catch nan", "stop at the first node whose output has NaN or Inf"},
     {"delete", "d", cmd_delete, "delete [N...]", "delete breakpoints (all when none are named)"},

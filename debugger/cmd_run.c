@@ -258,6 +258,20 @@ static EpStatus cmd_record(CmdCtx *c, const char *args, EpError *err)
     return rc;
 }
 
+EpStatus cmd_exit_status(const CmdCtx *c, const char *line, EpStatus rc)
+{
+    if (rc)
+        return rc;
+    /* a node failing is the moving command's failure too (and failing
+    ** guards the session's from the start), so a script or a TUI session
+    ** that hits one exits nonzero; reading about it afterwards is not a
+    ** new failure */
+    if (line && strncmp(line, "info", 4) == 0)
+        return EP_OK;
+    const Stop *st = session_last_stop(c->s);
+    return st->kind == STOP_ERROR ? st->error : EP_OK;
+}
+
 static const Command RUN_COMMANDS[] = {
     {"run", "r", cmd_run, "run [INPUT OPTIONS]",
      "start over from node 0 and run to a stop; --input [NAME=]FILE, --inputs FILE|DIR rebind inputs"},

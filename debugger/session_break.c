@@ -3,9 +3,10 @@
 ** names (once, when it is set), enabling, deleting, counting hits.
 **
 ** Locations: a node name (or #N, or a unique prefix), /REGEX/ on node
-** names and op targets (PCRE2), FILE:LINE or FILE:FUNC against any frame
-** of a node's stack trace, `module PATH` (the first node of each call of
-** that nn.Module), and `nan`.  A condition follows as "LOCATION if COND".
+** names and op targets (PCRE2), FILE:LINE against any frame of a node's
+** stack trace, FILE:FUNC and `module PATH` (the first node of each call of
+** that function or nn.Module), `nan`, and nothing: here, the node about to
+** run (gdb's `break` alone).  A condition follows as "LOCATION if COND".
 */
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
@@ -81,19 +82,52 @@ static EpStatus match_regex(Session *s, Breakpoint *b, const char *pattern, EpEr
     return EP_OK;
 }
 
+/* The outermost frame of node's stack trace in FILE running function func,
+** or -1. */
+static int frame_of_function(const NodeInfo *ni, const char *file, const char *func)
+{
+    for (int f = 0; f < ni->nframes; f++)
+        if (file_matches(ni->frames[f].file, file) && ni->frames[f].func && strcmp(ni->frames[f].func, func) == 0)
+            return f;
+    return -1;
+}
+
+/* Whether nodes a and b run in the same call of the function in their frame
+** f: the same callers, from the same lines, down to that frame. */
+static bool same_call(const NodeInfo *a, const NodeInfo *b, int f)
+{
+    for (int k = 0; k <= f; k++) {
+        const SourceFrame *x = &a->frames[k], *y = &b->frames[k];
+        if (strcmp(x->file, y->file) != 0 || (x->func == NULL) != (y->func == NULL) ||
+            (x->func && strcmp(x->func, y->func) != 0) || (k < f && x->line != y->line))
+            return false;
+    }
+    return true;
+}
+
+/* FILE:LINE: every node with a frame at that line.  FILE:FUNC: the first
+** node of each call of the function, as `module PATH` does for modules (a
+** node in it whose predecessor was not in the same call). */
 static void match_source(Session *s, Breakpoint *b, const char *file, const char *what)
 {
     char *end;
     long line = strtol(what, &end, 10);
-    bool by_line = *what && !*end;
+    if (*what && !*end) {
+        for (int i = 0; i < node_table_count(s->nodes); i++) {
+            const NodeInfo *ni = node_table_info(s->nodes, i);
+            for (int f = 0; f < ni->nframes && !b->at[i]; f++)
+                b->at[i] = file_matches(ni->frames[f].file, file) && ni->frames[f].line == line;
+        }
+        return;
+    }
+    const NodeInfo *prev = NULL;
+    int prev_frame = -1;
     for (int i = 0; i < node_table_count(s->nodes); i++) {
         const NodeInfo *ni = node_table_info(s->nodes, i);
-        for (int f = 0; f < ni->nframes && !b->at[i]; f++) {
-            const SourceFrame *fr = &ni->frames[f];
-            if (!file_matches(fr->file, file))
-                continue;
-            b->at[i] = by_line ? fr->line == line : (fr->func && strcmp(fr->func, what) == 0);
-        }
+        int f = frame_of_function(ni, file, what);
+        b->at[i] = f >= 0 && !(prev_frame == f && same_call(prev, ni, f));
+        prev = ni;
+        prev_frame = f;
     }
 }
 
@@ -156,7 +190,18 @@ const Breakpoint *session_break(Session *s, const char *spec, bool temporary, Ep
     const char *w = b->where;
     size_t wlen = strlen(w);
     if (!*w) {
-        rc = ep_fail(err, EP_ERR_USAGE, "break needs a location: NODE, /REGEX/, FILE:LINE, FILE:FUNC, module PATH or nan");
+        /* here: the node about to run, named so `info breakpoints` says where */
+        b->kind = BP_NODE;
+        if (!interp_bound(s->ip) || interp_finished(s->ip)) {
+            rc = ep_fail(err, EP_ERR_USAGE, "no current node to break at (the program is %s): give a location: "
+                                            "NODE, /REGEX/, FILE:LINE, FILE:FUNC, module PATH or nan",
+                         interp_bound(s->ip) ? "finished" : "not running");
+        } else {
+            int pc = interp_pc(s->ip);
+            b->at[pc] = 1;
+            free(b->where);
+            b->where = ep_xstrdup(interp_node(s->ip, pc)->name);
+        }
     } else if (strcmp(w, "nan") == 0) {
         b->kind = BP_NAN;
         memset(b->at, 1, (size_t)n);

@@ -14,6 +14,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -76,8 +78,10 @@ static char *tmux(Tmux *t, const char *const *args)
 }
 
 /* Start `epdbg ARGS` in a rows x cols tmux window, with HOME in the scratch
-** folder (rc: the ~/.epdbgrc to write there, or NULL). */
-static void tmux_start(Tmux *t, const char *args, int cols, int rows, const char *rc)
+** folder (rc: the ~/.epdbgrc to write there, or NULL).  The shell then
+** prints EPDBG-EXIT=status and runs tail (a shell command, "" for none) in
+** the same terminal. */
+static void tmux_start_then(Tmux *t, const char *args, int cols, int rows, const char *rc, const char *tail)
 {
     memset(t, 0, sizeof *t);
     t->dir = test_tmpdir();
@@ -92,8 +96,11 @@ static void tmux_start(Tmux *t, const char *args, int cols, int rows, const char
     }
     const char *bin = getenv("EPDBG_BIN") ? getenv("EPDBG_BIN") : "./epdbg";
     /* the exit status stays on screen after the program ends */
-    char *shell = ep_xasprintf("cd '%s' && HOME='%s' TERM=screen %s %s; echo EPDBG-EXIT=$?; sleep 60",
-                               test_project_dir(), t->dir, bin, args);
+    /* no core file from the SIGQUIT test; $$ (the shell, exec'd into
+    ** epdbg) goes to a file for the SIGTERM test */
+    char *shell = ep_xasprintf("cd '%s' && ulimit -c 0; HOME='%s' TERM=screen sh -c 'echo $$ > %s/pid; exec %s %s'; "
+                               "echo EPDBG-EXIT=$?; %s sleep 60",
+                               test_project_dir(), t->dir, t->dir, bin, args, tail);
     char w[16], h[16];
     snprintf(w, sizeof w, "%d", cols);
     snprintf(h, sizeof h, "%d", rows);
@@ -103,6 +110,11 @@ static void tmux_start(Tmux *t, const char *args, int cols, int rows, const char
     free(out);
     free(shell);
     t->alive = true;
+}
+
+static void tmux_start(Tmux *t, const char *args, int cols, int rows, const char *rc)
+{
+    tmux_start_then(t, args, cols, rows, rc, "");
 }
 
 static char *tmux_screen(Tmux *t)
@@ -166,6 +178,9 @@ static void tmux_stop(Tmux *t)
     char *rc = ep_xasprintf("%s/.epdbgrc", t->dir);
     remove(rc);
     free(rc);
+    char *pid = ep_xasprintf("%s/pid", t->dir);
+    remove(pid);
+    free(pid);
     rmdir(t->dir);
     free(t->sock);
     free(t->dir);
@@ -236,18 +251,23 @@ START_TEST(test_tui_tour)
     tensor_unref(gelu);
     free(s);
 
-    /* a regex search and n for the next match */
+    /* a regex search; ; and , for the next and previous match; / Enter
+    ** repeats it too */
     tmux_keys(&t, "/", true);
     tmux_keys(&t, "linear_\\d", true);
     tmux_keys(&t, "Enter", false);
     tmux_expect(&t, "#8 'linear_2'"); /* the first match after the selected node (#6) */
-    tmux_keys(&t, "n", true);
+    tmux_keys(&t, "\\;", true); /* tmux reads a bare ; as its command separator */
     tmux_expect(&t, "#4 'linear_1'"); /* wrapped around */
-    tmux_keys(&t, "N", true);
+    tmux_keys(&t, ",", true);
     tmux_expect(&t, "#8 'linear_2'");
+    tmux_keys(&t, "/", true);
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "#4 'linear_1'");
 
     /* back in time, and the breakpoint list */
-    tmux_keys(&t, "u", true);
+    tmux_keys(&t, "S", true);
+    tmux_expect(&t, "(epdbg) reverse-step");
     tmux_expect(&t, "node 6/10");
     tmux_keys(&t, "B", true);
     tmux_expect(&t, "Num  Type");
@@ -300,7 +320,7 @@ START_TEST(test_tui_keys)
     tmux_expect(&t, "(epdbg) finish");
     tmux_keys(&t, "c", true);
     tmux_expect(&t, "finished");
-    tmux_keys(&t, "U", true);
+    tmux_keys(&t, "C", true);
     tmux_expect(&t, "back at the start");
     tmux_keys(&t, "r", true);
     tmux_expect(&t, "(epdbg) run");
@@ -359,12 +379,14 @@ START_TEST(test_tui_missing_inputs)
     tmux_expect(&t, "EPDBG-EXIT=0");
     tmux_stop(&t);
 
+    /* inputs the guards reject: the session's failure is the exit status,
+    ** 3, as in batch mode */
     tmux_start(&t, "build/fixtures/dynamic.pt2 --input tests/refs/mlp/in0.npy --input tests/refs/mlp/in0.npy", 100,
                30, NULL);
     tmux_expect(&t, "do not satisfy");
     tmux_keys(&t, "Escape", false);
     tmux_keys(&t, "q", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_expect(&t, "EPDBG-EXIT=3");
     tmux_stop(&t);
     remove(path);
     free(path);
@@ -372,6 +394,39 @@ START_TEST(test_tui_missing_inputs)
     free(dir);
 }
 END_TEST
+
+/* A chain of n matrix products of size x size float32 (mm0, mm1, ...; with
+** quick_first, a quick relu comes first), slow on the reference loops
+** (--no-blas): the model of the interrupt tests. */
+static char *write_mm_chain(const char *dir, int n, int size, bool quick_first)
+{
+    char *path = ep_xasprintf("%s/slow.pt2", dir);
+    PbRng r = {5};
+    ProgBuilder *pb = pb_new("tests.Slow", false);
+    int64_t sz[2] = {size, size};
+    Tensor *w = pb_uniform(&r, DT_F32, 2, sz, -0.05, 0.05);
+    pb_param(pb, "w", w);
+    tensor_unref(w);
+    Tensor *x = pb_uniform(&r, DT_F32, 2, sz, -1, 1);
+    pb_input(pb, "x", x, NULL);
+    tensor_unref(x);
+    char prev[32] = "x", name[32];
+    if (quick_first) {
+        pb_node(pb, "aten.relu.default", "relu", "self=%x", "relu");
+        snprintf(prev, sizeof prev, "relu");
+    }
+    for (int i = 0; i < n; i++) {
+        snprintf(name, sizeof name, "mm%d", i);
+        pb_node(pb, "aten.mm.default", name, pb_fmt("self=%%%s mat2=%%p_w", prev), name);
+        snprintf(prev, sizeof prev, "%s", name);
+    }
+    pb_output(pb, prev);
+    PbWriteOptions opt = {.era = PB_ERA_2_11};
+    EpError err = {0};
+    ck_assert_msg(pb_write(pb, path, &opt, &err) == EP_OK, "%s", err.msg);
+    pb_free(pb);
+    return path;
+}
 
 /* A node whose innermost frame is torch's nn.Conv2d: the status line and
 ** the source pane go to the user's line; torch's frames stay listed,
@@ -463,7 +518,7 @@ START_TEST(test_tui_replay)
     tmux_keys(&t, "Escape", false);
     tmux_expect(&t, "| failed |");
     tmux_keys(&t, "q", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_expect(&t, "EPDBG-EXIT=3");
     tmux_stop(&t);
     remove(nan);
     remove(guard);
@@ -481,27 +536,7 @@ START_TEST(test_tui_interrupt)
 {
     SKIP_WITHOUT_TMUX();
     char *dir = test_tmpdir();
-    char *path = ep_xasprintf("%s/slow.pt2", dir);
-    PbRng r = {5};
-    ProgBuilder *pb = pb_new("tests.Slow", false);
-    int64_t sz[2] = {384, 384};
-    Tensor *w = pb_uniform(&r, DT_F32, 2, sz, -0.05, 0.05);
-    pb_param(pb, "w", w);
-    tensor_unref(w);
-    Tensor *x = pb_uniform(&r, DT_F32, 2, sz, -1, 1);
-    pb_input(pb, "x", x, NULL);
-    tensor_unref(x);
-    char prev[32] = "x", name[32];
-    for (int i = 0; i < 400; i++) {
-        snprintf(name, sizeof name, "mm%d", i);
-        pb_node(pb, "aten.mm.default", name, pb_fmt("self=%%%s mat2=%%p_w", prev), name);
-        snprintf(prev, sizeof prev, "%s", name);
-    }
-    pb_output(pb, prev);
-    PbWriteOptions opt = {.era = PB_ERA_2_11};
-    EpError err = {0};
-    ck_assert_msg(pb_write(pb, path, &opt, &err) == EP_OK, "%s", err.msg);
-    pb_free(pb);
+    char *path = write_mm_chain(dir, 400, 384, false);
     char *args = ep_xasprintf("%s --no-blas", path);
     Tmux t;
     tmux_start(&t, args, 100, 30, NULL);
@@ -522,6 +557,206 @@ START_TEST(test_tui_interrupt)
     tmux_expect(&t, "EPDBG-EXIT=0");
     tmux_stop(&t);
     free(args);
+    remove(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* A long node: the status line names the node being executed, not the
+** last one the progress callback saw.  A quick relu, then matrix products
+** of 768x768 on the reference loops: the session's callback runs before
+** the relu and, less than 50 ms later, not before mm0. */
+START_TEST(test_tui_long_node_status)
+{
+    SKIP_WITHOUT_TMUX();
+    char *dir = test_tmpdir();
+    char *path = write_mm_chain(dir, 3, 768, true);
+    char *args = ep_xasprintf("%s --no-blas", path);
+    Tmux t;
+    tmux_start(&t, args, 120, 30, NULL);
+    tmux_expect(&t, "node 1/4");
+    tmux_keys(&t, "c", true);
+    tmux_expect(&t, "running: node 2 of 4, 'mm0'");
+    tmux_keys(&t, "C-c", false);
+    char *s = tmux_wait(&t, "| interrupted |");
+    ck_assert_msg(strstr(s, "Interrupted at #"), "%s", s);
+    free(s);
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "Quit anyway?");
+    tmux_keys(&t, "y", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+    free(args);
+    remove(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+/* What the shell's terminal is left in, printed after epdbg ends. */
+#define TTY_MODES "stty -a | tr ' ;' '\\n\\n' | grep -E '^-?(icanon|echo)$' | tr '\\n' ' ' | sed 's/^/TTY: /'; echo;"
+
+/* Ctrl-\ (SIGQUIT) and SIGTERM give the terminal back (cooked mode, the
+** main screen) and end with 128+N, as shells expect. */
+START_TEST(test_tui_fatal_signals)
+{
+    SKIP_WITHOUT_TMUX();
+    Tmux t;
+    tmux_start_then(&t, "examples/mlp.pt2", 100, 30, NULL, TTY_MODES);
+    tmux_expect(&t, "node 1/10");
+    tmux_keys(&t, "C-\\", false);
+    char *s = tmux_wait(&t, "EPDBG-EXIT=131");
+    free(s);
+    s = tmux_wait(&t, "TTY: ");
+    ck_assert_msg(strstr(s, "TTY: icanon echo"), "the terminal is not cooked after SIGQUIT:\n%s", s);
+    ck_assert_msg(!strstr(s, "inspector"), "the last frame stayed on the screen:\n%s", s);
+    free(s);
+    tmux_stop(&t);
+
+    tmux_start_then(&t, "examples/mlp.pt2", 100, 30, NULL, TTY_MODES);
+    tmux_expect(&t, "node 1/10");
+    char *pidfile = ep_xasprintf("%s/pid", t.dir);
+    FILE *f = fopen(pidfile, "r");
+    ck_assert_msg(f != NULL, "no %s", pidfile);
+    int pid = 0;
+    ck_assert_int_eq(fscanf(f, "%d", &pid), 1);
+    fclose(f);
+    free(pidfile);
+    ck_assert_int_eq(kill(pid, SIGTERM), 0);
+    free(tmux_wait(&t, "EPDBG-EXIT=143"));
+    s = tmux_wait(&t, "TTY: ");
+    ck_assert_msg(strstr(s, "TTY: icanon echo"), "the terminal is not cooked after SIGTERM:\n%s", s);
+    ck_assert_msg(!strstr(s, "inspector"), "the last frame stayed on the screen:\n%s", s);
+    free(s);
+    tmux_stop(&t);
+}
+END_TEST
+
+/* The keys gdb users expect: F11 step, F10 next, Shift-F11 finish, n is
+** next even right after a search, u runs to the selected node (until),
+** F9 toggles a breakpoint there, F5 continues; ? lists the differences
+** from gdb. */
+START_TEST(test_tui_gdb_keys)
+{
+    SKIP_WITHOUT_TMUX();
+    Tmux t;
+    tmux_start(&t, "examples/mlp.pt2 --no-color", 120, 30, NULL);
+    tmux_expect(&t, "node 1/10");
+    tmux_keys(&t, "F11", false);
+    tmux_expect(&t, "(epdbg) step");
+    tmux_expect(&t, "node 2/10");
+    tmux_keys(&t, "F10", false);
+    tmux_expect(&t, "(epdbg) next");
+    tmux_expect(&t, "node 6/10");
+    tmux_keys(&t, "S-F11", false);
+    tmux_expect(&t, "(epdbg) finish");
+    /* after a search, n is still next */
+    tmux_keys(&t, "C", true);
+    tmux_expect(&t, "back at the start");
+    tmux_keys(&t, "/", true);
+    tmux_keys(&t, "layer_norm", true);
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "#2 'layer_norm'");
+    tmux_keys(&t, "n", true);
+    tmux_expect(&t, "(epdbg) next");
+    tmux_expect(&t, "node 2/10");
+    /* run to the cursor */
+    tmux_keys(&t, "/", true);
+    tmux_keys(&t, "linear_2", true);
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "#8 'linear_2'");
+    tmux_keys(&t, "u", true);
+    tmux_expect(&t, "(epdbg) until #8");
+    tmux_expect(&t, "node 9/10");
+    /* F9 on the selected node, then run and F5 */
+    tmux_keys(&t, "/", true);
+    tmux_keys(&t, "gelu", true);
+    tmux_keys(&t, "Enter", false);
+    tmux_expect(&t, "#5 'gelu'");
+    tmux_keys(&t, "F9", false);
+    tmux_expect(&t, "Breakpoint 1 at #5 'gelu'");
+    tmux_keys(&t, "r", true);
+    tmux_expect(&t, "breakpoint 1");
+    tmux_expect(&t, "node 6/10");
+    tmux_keys(&t, "F5", false);
+    tmux_expect(&t, "finished");
+    /* the help: the F-keys and the differences from gdb */
+    tmux_keys(&t, "?", true);
+    char *s = tmux_wait(&t, "Keys");
+    ck_assert_msg(strstr(s, "S-F11") && strstr(s, "until the selected node"), "%s", s);
+    free(s);
+    for (int i = 0; i < 5; i++)
+        tmux_keys(&t, "PgDn", false);
+    s = tmux_wait(&t, "Differences from gdb");
+    ck_assert_msg(strstr(s, "at the prompt f is frame"), "%s", s);
+    free(s);
+    tmux_keys(&t, "Escape", false);
+    tmux_keys(&t, "q", true);
+    tmux_expect(&t, "EPDBG-EXIT=0");
+    tmux_stop(&t);
+}
+END_TEST
+
+/* --batch: Ctrl-C while `continue` runs stops it at the next node and the
+** script goes on (the next command's output appears); the interruption is
+** not a failure, so the exit status is 0. */
+START_TEST(test_batch_interrupt)
+{
+    char *dir = test_tmpdir();
+    char *path = write_mm_chain(dir, 400, 384, false);
+    const char *bin = getenv("EPDBG_BIN") ? getenv("EPDBG_BIN") : "./epdbg";
+    int in[2], out[2];
+    ck_assert(pipe(in) == 0 && pipe(out) == 0);
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[0]);
+        close(in[1]);
+        close(out[0]);
+        close(out[1]);
+        execl(bin, bin, path, "--no-blas", "--batch", (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    const char script[] = "continue\nwhere\n";
+    ck_assert(write(in[1], script, sizeof script - 1) == (ssize_t)(sizeof script - 1));
+    close(in[1]);
+    StrBuf sb;
+    sb_init(&sb);
+    bool echoed = false, stopped = false, sent = false;
+    for (;;) {
+        /* once `continue` is running, Ctrl-C it (again each second, in
+        ** case the first came before the run started) */
+        struct pollfd pfd = {out[0], POLLIN, 0};
+        int ready = poll(&pfd, 1, 1000);
+        if (ready > 0) {
+            char buf[4096];
+            ssize_t got = read(out[0], buf, sizeof buf);
+            if (got <= 0)
+                break;
+            sb_appendn(&sb, buf, (size_t)got);
+        }
+        echoed = echoed || (sb.data && strstr(sb.data, "(epdbg) continue\n"));
+        stopped = stopped || (sb.data && strstr(sb.data, "Interrupted"));
+        if (echoed && !stopped && (!sent || ready == 0)) {
+            kill(pid, SIGINT);
+            sent = true;
+        }
+    }
+    close(out[0]);
+    int status;
+    waitpid(pid, &status, 0);
+    char *text = sb_take(&sb);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d:\n%s", status, text);
+    ck_assert_msg(strstr(text, "Interrupted at #"), "%s", text);
+    ck_assert_msg(strstr(text, "(epdbg) where\nAt #"), "the next command did not run:\n%s", text);
+    ck_assert_msg(!strstr(text, "finished"), "%s", text);
+    free(text);
     remove(path);
     free(path);
     rmdir(dir);
@@ -591,6 +826,79 @@ START_TEST(test_layout_sizes)
 }
 END_TEST
 
+/* Whether the screen text holds needle, with the line breaks taken out
+** (a wrapped line continues on the next row). */
+static bool screen_has_joined(const char *screen, const char *needle)
+{
+    char *joined = ep_xstrdup(screen);
+    char *w = joined;
+    for (const char *r = screen; *r; r++)
+        if (*r != '\n')
+            *w++ = *r;
+    *w = '\0';
+    bool found = strstr(joined, needle) != NULL;
+    free(joined);
+    return found;
+}
+
+/* Long console lines wrap instead of losing their end, at every size; on a
+** terminal too small for the console, a typed command's output takes the
+** screen until Esc. */
+START_TEST(test_console_wrap)
+{
+    char name[200];
+    memset(name, 'q', sizeof name);
+    snprintf(name + 150, sizeof name - 150, "ENDMARK");
+    char *line = ep_xasprintf("break %s", name);
+    static const int SIZES[][2] = {{24, 80}, {30, 100}, {40, 60}, {12, 40}, {8, 30}};
+    for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++) {
+        int rows = SIZES[k][0], cols = SIZES[k][1];
+        Session *s;
+        Tui *t = open_tui("examples/mlp.pt2", &s);
+        free(render(t, rows, cols)); /* the layout the command runs in */
+        ck_assert_int_ne(tui_command(t, line), EP_OK);
+        char *text = render(t, rows, cols);
+        /* the error's last words, past column 150 */
+        ck_assert_msg(screen_has_joined(text, "ENDMARK' (`info graph` lists them)"),
+                      "the end of the error is cut off at %dx%d:\n%s", cols, rows, text);
+        bool small = rows < 24 || cols < 80;
+        ck_assert_int_eq(t->focus, small ? PANE_CONSOLE : PANE_GRAPH);
+        free(text);
+        if (small) {
+            /* Esc gives the screen back to the graph */
+            tui_key(t, TK_ESC);
+            ck_assert_int_eq(t->focus, PANE_GRAPH);
+            text = render(t, rows, cols);
+            ck_assert_msg(!strstr(text, "ENDMARK"), "%dx%d:\n%s", cols, rows, text);
+            free(text);
+        }
+        tui_free(t);
+        session_free(s);
+    }
+    free(line);
+
+    /* scrolling counts screen rows: Home reaches the first line, End the last */
+    Session *s;
+    Tui *t = open_tui("examples/mlp.pt2", &s);
+    tui_command(t, "help");
+    tui_command(t, line = ep_xasprintf("break %s", name));
+    free(line);
+    free(render(t, 30, 100));
+    t->focus = PANE_CONSOLE;
+    tui_key(t, TK_HOME);
+    char *text = render(t, 30, 100);
+    ck_assert_msg(strstr(text, "(epdbg) help"), "%s", text);
+    ck_assert_msg(!strstr(text, "ENDMARK"), "%s", text);
+    free(text);
+    tui_key(t, TK_END);
+    text = render(t, 30, 100);
+    ck_assert_msg(strstr(text, "ENDMARK"), "%s", text);
+    free(text);
+    tui_free(t);
+    session_free(s);
+}
+END_TEST
+
 /* Keys through the bindings move the session; a click focuses a pane. */
 START_TEST(test_keys_headless)
 {
@@ -601,7 +909,7 @@ START_TEST(test_keys_headless)
     tui_key(t, 's');
     ck_assert_int_eq(interp_pc(session_interp(s)), 2);
     ck_assert_int_eq(t->selected, 2);
-    tui_key(t, 'u');
+    tui_key(t, 'S');
     ck_assert_int_eq(interp_pc(session_interp(s)), 1);
     tui_key(t, ':');
     const char *line = "goto linear_2";
@@ -653,7 +961,7 @@ END_TEST
 ** crashes, leaks or reads out of bounds (the ASan run checks). */
 START_TEST(test_random_keys)
 {
-    static const int KEYS[] = {'s', 'n', 'c', 'r', 'b', 'B', 'u', 'U', 'f', TK_ENTER, '/', 'N', ':', TK_TAB,
+    static const int KEYS[] = {'s', 'n', 'c', 'r', 'b', 'B', 'u', 'S', 'C', 'f', TK_ENTER, '/', ';', ',', TK_F5, TK_F9, TK_F10, TK_F11, TK_S_F11, ':', TK_TAB,
                                TK_BTAB, 'z', '?', TK_ESC, TK_UP, TK_DOWN, TK_PGUP, TK_PGDN, TK_HOME, TK_END,
                                TK_LEFT, TK_RIGHT, '[', ']', '<', '>', '-', '+', ' ', TK_BACKSPACE, 'x', '.',
                                '1', TK_RESIZE, TK_WHEEL_UP, TK_WHEEL_DOWN, TK_MOUSE, TK_CTRL('c'), 'q'};
@@ -718,6 +1026,11 @@ Suite *suite_tui(void)
     tcase_add_test(tc, test_tui_user_frame);
     tcase_add_test(tc, test_tui_replay);
     tcase_add_test(tc, test_tui_interrupt);
+    tcase_add_test(tc, test_tui_long_node_status);
+    tcase_add_test(tc, test_tui_fatal_signals);
+    tcase_add_test(tc, test_tui_gdb_keys);
+    tcase_add_test(tc, test_batch_interrupt);
+    tcase_add_test(tc, test_console_wrap);
     suite_add_tcase(s, tc);
     return s;
 }

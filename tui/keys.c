@@ -18,7 +18,10 @@ static const struct {
     {"Delete", TK_DELETE}, {"Esc", TK_ESC},     {"Space", ' '},        {"F1", TK_F1},
     {"F2", TK_F2},       {"F3", TK_F3},         {"F4", TK_F4},         {"F5", TK_F5},
     {"F6", TK_F6},       {"F7", TK_F7},         {"F8", TK_F8},         {"F9", TK_F9},
-    {"F10", TK_F10},     {"F11", TK_F11},       {"F12", TK_F12},
+    {"F10", TK_F10},     {"F11", TK_F11},       {"F12", TK_F12},       {"S-F1", TK_S_F1},
+    {"S-F2", TK_S_F2},   {"S-F3", TK_S_F3},     {"S-F4", TK_S_F4},     {"S-F5", TK_S_F5},
+    {"S-F6", TK_S_F6},   {"S-F7", TK_S_F7},     {"S-F8", TK_S_F8},     {"S-F9", TK_S_F9},
+    {"S-F10", TK_S_F10}, {"S-F11", TK_S_F11},   {"S-F12", TK_S_F12},
 };
 
 int key_parse(const char *name)
@@ -49,26 +52,36 @@ const char *key_label(int key, char *buf, size_t cap)
     return buf;
 }
 
-/* The defaults, as the issue and the help overlay describe them.  Every
-** command is a string: a debugger command, or one of the TUI's own ui-*
-** commands (tui.c). */
+/* The defaults.  A letter does what the same letter does at gdb's prompt
+** where gdb has one (s n c r b u; u = until, here to the selected node);
+** f is finish as in gdb's own TUI single-key mode; the F-keys are the set
+** graphical debuggers share.  Search repeats on ; and , so that n is always
+** next.  Every command is a string: a debugger command, or one of the
+** TUI's own ui-* commands (tui.c). */
 static const struct {
     int key;
     const char *command;
     const char *help;
 } DEFAULTS[] = {
     {'s', "step", "step one node"},
-    {'n', "next", "next: over the rest of the module call (after a search: next match)"},
+    {'n', "next", "next: over the rest of the module call"},
     {'c', "continue", "continue to the next breakpoint"},
+    {'f', "finish", "finish the current module (gdb's TUI single-key f)"},
+    {'u', "ui-until-selected", "until the selected node: run to the cursor"},
     {'r', "run", "run / restart from node 0"},
     {'b', "ui-toggle-break", "toggle a breakpoint on the selected node"},
     {'B', "info breakpoints", "list the breakpoints"},
-    {'u', "reverse-step", "reverse-step one node"},
-    {'U', "reverse-continue", "reverse-continue to the previous breakpoint"},
-    {'f', "finish", "finish the current module"},
+    {'S', "reverse-step", "reverse-step one node (step back)"},
+    {'C', "reverse-continue", "reverse-continue to the previous breakpoint"},
+    {TK_F5, "continue", NULL},
+    {TK_F9, "ui-toggle-break", NULL},
+    {TK_F10, "next", NULL},
+    {TK_F11, "step", NULL},
+    {TK_S_F11, "finish", NULL},
     {TK_ENTER, "ui-inspect", "inspect the selected node's value"},
-    {'/', "ui-search", "search nodes by regex (then n / N)"},
-    {'N', "ui-search-prev", "previous search match"},
+    {'/', "ui-search", "search nodes by regex (Enter on an empty regex: the last one again)"},
+    {';', "ui-search-next", "next search match"},
+    {',', "ui-search-prev", "previous search match"},
     {':', "ui-prompt", "type a command"},
     {TK_TAB, "ui-next-pane", "focus the next pane"},
     {TK_BTAB, "ui-prev-pane", "focus the previous pane"},
@@ -77,6 +90,18 @@ static const struct {
     {TK_F1, "ui-help", NULL},
     {'q', "ui-quit", "quit (asks while a run is in progress)"},
     {TK_CTRL('l'), "ui-redraw", "redraw the screen"},
+};
+
+const char *const KEYMAP_GDB_NOTES[] = {
+    "f is finish, as in gdb's TUI single-key mode; at the prompt f is frame, as in gdb",
+    "u runs until the selected node (gdb: until LOCATION); at the prompt u NODE is until",
+    "S and C step and continue backwards (gdb: rs, rc -- which work at the prompt too)",
+    "; and , repeat the search (n is always next); / then Enter repeats it too",
+    "b toggles a breakpoint on the selected node; at the prompt break alone is here",
+    "break FILE:FUNC stops once per call, at the call's first node (a call is a run",
+    "  of nodes under the same caller line: two calls from one loop line merge)",
+    "a node is gdb's line: there is no stepi/nexti, and next/finish use nn.Module calls",
+    NULL,
 };
 
 void keymap_defaults(Keymap *km)
@@ -157,7 +182,7 @@ EpStatus keymap_load_rc(Keymap *km, const char *path, EpError *err)
         if (key == TK_NONE) {
             rc = ep_fail(err, EP_ERR_USAGE,
                          "%s:%d: unknown key '%s' (a character, C-x, Enter, Tab, S-Tab, Up, Down, Left, Right, PgUp, "
-                         "PgDn, Home, End, Esc, Space, F1..F12)",
+                         "PgDn, Home, End, Esc, Space, F1..F12, S-F1..S-F12)",
                          path, lineno, keytext);
             break;
         }

@@ -1,7 +1,8 @@
 /*
 ** pane_console.c -- the console pane: the commands run so far (typed at
 ** the ':' prompt or sent by keys) and their output, newest at the bottom.
-** The line being typed is drawn on the status row by tui_draw.c.
+** Lines wider than the pane wrap; scrolling counts screen rows.  The line
+** being typed is drawn on the status row by tui_draw.c.
 */
 #include "tui_int.h"
 
@@ -28,9 +29,56 @@ static void console_title(Tui *t, void *state, char *buf, size_t cap)
 {
     ConsolePane *p = state;
     if (p->scroll > 0)
-        snprintf(buf, cap, "%d lines (scrolled back %d)", t->log.n, p->scroll);
+        snprintf(buf, cap, "%d lines (scrolled back %d rows)", t->log.n, p->scroll);
     else
         snprintf(buf, cap, "%d lines  (: types a command)", t->log.n);
+}
+
+/* Rows a log line takes at width cols: long lines wrap (a failing node's
+** message ends with its cause). */
+static int line_rows(const char *text, int cols)
+{
+    int n = text_cells(text);
+    return n <= cols ? 1 : (n + cols - 1) / cols;
+}
+
+/* The text after the first cells code points of s. */
+static const char *skip_cells(const char *s, int cells)
+{
+    for (; *s && cells > 0; cells--)
+        do
+            s++;
+        while ((*s & 0xC0) == 0x80);
+    return s;
+}
+
+/* Draw bottom-up from the newest line, p->scroll rows back; false when the
+** log ran out before the top row with scroll > 0 (scroll is then reduced to
+** fit, to draw again). */
+static bool draw_wrapped(Tui *t, ConsolePane *p, Canvas *c)
+{
+    int skip = p->scroll, row = c->rows - 1;
+    for (int i = t->log.n - 1; i >= 0 && row >= 0; i--) {
+        const char *text = t->log.lines[i];
+        int nr = line_rows(text, c->cols);
+        for (int k = nr - 1; k >= 0 && row >= 0; k--) {
+            if (skip > 0) {
+                skip--;
+                continue;
+            }
+            const char *piece = skip_cells(text, k * c->cols);
+            const char *end = skip_cells(piece, c->cols);
+            canvas_printn(c, row--, 0, t->log.styles[i], piece, (int)(end - piece));
+        }
+    }
+    if (row < 0 || p->scroll == 0)
+        return true;
+    /* scrolled back past the oldest line: pull back by the empty rows */
+    p->scroll -= row + 1 + skip;
+    if (p->scroll < 0)
+        p->scroll = 0;
+    canvas_clear(c, ST_NORMAL);
+    return false;
 }
 
 static void console_draw(Tui *t, void *state, Canvas *c, bool focused)
@@ -41,18 +89,15 @@ static void console_draw(Tui *t, void *state, Canvas *c, bool focused)
         p->scroll = 0; /* new output: follow it */
         p->last_n = t->log.n;
     }
-    int max_scroll = t->log.n - c->rows > 0 ? t->log.n - c->rows : 0;
-    if (p->scroll > max_scroll)
-        p->scroll = max_scroll;
-    int first = t->log.n - c->rows - p->scroll;
-    if (first < 0)
-        first = 0;
-    for (int r = 0; r < c->rows && first + r < t->log.n - p->scroll; r++)
-        canvas_print(c, r, 0, t->log.styles[first + r], t->log.lines[first + r]);
+    if (c->cols < 1 || c->rows < 1)
+        return;
+    if (!draw_wrapped(t, p, c))
+        draw_wrapped(t, p, c);
 }
 
 static bool console_key(Tui *t, void *state, int key, int rows)
 {
+    (void)t;
     ConsolePane *p = state;
     switch (key) {
     case TK_UP:
@@ -75,7 +120,7 @@ static bool console_key(Tui *t, void *state, int key, int rows)
             p->scroll = 0;
         return true;
     case TK_HOME:
-        p->scroll = t->log.n;
+        p->scroll = 1 << 28; /* the top: drawing pulls it back to the oldest line */
         return true;
     case TK_END:
         p->scroll = 0;

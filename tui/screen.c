@@ -6,6 +6,15 @@
 ** without colours (NO_COLOR, --no-color, or a terminal without them) the
 ** styles become plain attributes: reverse video for cursors and titles,
 ** bold for the current node.
+**
+** Fatal signals: curses leaves the terminal raw, in the alternate screen,
+** with the cursor hidden and mouse reporting on, and its own endwin cannot
+** run in a signal handler.  So while the screen is open a handler for
+** SIGTERM, SIGQUIT, SIGHUP and the crash signals writes a restore sequence
+** prepared when the screen opened (write(2)) and puts back the terminal
+** modes saved before curses changed them (tcsetattr(3)) -- both
+** async-signal-safe -- then dies of the signal with its default action, so
+** the shell sees 128+N.
 */
 #define _XOPEN_SOURCE_EXTENDED 1
 #include "screen.h"
@@ -13,8 +22,12 @@
 #include <curses.h>
 #include <langinfo.h>
 #include <locale.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <term.h>
+#include <termios.h>
+#include <unistd.h>
 #include <wchar.h>
 
 #include "keys.h"
@@ -48,9 +61,90 @@ static const struct {
     [ST_DIALOG] = {COLOR_BLACK, COLOR_WHITE, A_NORMAL, A_REVERSE},
 };
 
+/* ---- giving the terminal back on a fatal signal -------------------------------------- */
+
+static const int FATAL_SIGNALS[] = {SIGTERM, SIGQUIT, SIGHUP, SIGSEGV, SIGABRT, SIGBUS, SIGFPE, SIGILL};
+#define NFATAL ((int)(sizeof FATAL_SIGNALS / sizeof FATAL_SIGNALS[0]))
+
+static struct sigaction fatal_old[NFATAL];
+static struct termios tty_before;       /* the modes before curses changed them */
+static volatile sig_atomic_t tty_saved;
+static char restore_seq[512];           /* mouse off, plain attributes, cursor, keypad, main screen */
+static volatile sig_atomic_t restore_len;
+
+static void on_fatal_signal(int sig)
+{
+    /* only async-signal-safe calls here: write, tcsetattr, signal, raise */
+    if (restore_len > 0 && write(STDOUT_FILENO, restore_seq, (size_t)restore_len) < 0)
+        restore_len = 0;
+    if (tty_saved)
+        tcsetattr(STDIN_FILENO, TCSANOW, &tty_before);
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void restore_seq_add(const char *cap)
+{
+    size_t have = (size_t)restore_len, n = cap ? strlen(cap) : 0;
+    if (n && have + n < sizeof restore_seq) {
+        memcpy(restore_seq + have, cap, n);
+        restore_len = (sig_atomic_t)(have + n);
+    }
+}
+
+/* A terminfo string capability, or NULL when the terminal has none. */
+static const char *capability(const char *name)
+{
+    char *v = tigetstr((char *)name);
+    return v == (char *)-1 ? NULL : v;
+}
+
+static void fatal_handlers_install(void)
+{
+    restore_len = 0;
+    /* mouse reporting off (xterm's modes, as ncurses turns them on) */
+    restore_seq_add("\033[?1006l\033[?1002l\033[?1000l");
+    restore_seq_add(capability("sgr0"));
+    restore_seq_add(capability("cnorm"));
+    restore_seq_add(capability("rmkx"));
+    restore_seq_add(capability("rmcup"));
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_fatal_signal;
+    /* the handler runs once; raise() then kills at once */
+    sa.sa_flags = (int)(SA_RESETHAND | SA_NODEFER);
+    sigemptyset(&sa.sa_mask);
+    for (int i = 0; i < NFATAL; i++)
+        sigaction(FATAL_SIGNALS[i], &sa, &fatal_old[i]);
+}
+
+static void fatal_handlers_remove(void)
+{
+    for (int i = 0; i < NFATAL; i++)
+        sigaction(FATAL_SIGNALS[i], &fatal_old[i], NULL);
+    restore_len = 0;
+    tty_saved = 0;
+}
+
+/* ---- opening and closing ----------------------------------------------------------------- */
+
+/* Shift-F1..F12 as xterm (and tmux) send them, for terminal descriptions
+** that lack kf13..kf24 (TERM=screen has none): Shift-F11 is the debuggers'
+** finish. */
+static void define_shifted_fkeys(void)
+{
+    static const char *const SEQ[12] = {"\033[1;2P",  "\033[1;2Q",  "\033[1;2R",  "\033[1;2S",
+                                        "\033[15;2~", "\033[17;2~", "\033[18;2~", "\033[19;2~",
+                                        "\033[20;2~", "\033[21;2~", "\033[23;2~", "\033[24;2~"};
+    for (int i = 0; i < 12; i++)
+        if (key_defined(SEQ[i]) == 0)
+            define_key(SEQ[i], KEY_F(13 + i));
+}
+
 Screen *screen_open(bool color, EpError *err)
 {
     setlocale(LC_ALL, "");
+    tty_saved = tcgetattr(STDIN_FILENO, &tty_before) == 0;
     /* a bare Esc should not wait a second for a possible escape sequence */
     if (!getenv("ESCDELAY"))
         set_escdelay(25);
@@ -67,6 +161,7 @@ Screen *screen_open(bool color, EpError *err)
     noecho();
     nonl();
     keypad(stdscr, TRUE);
+    define_shifted_fkeys();
     scrollok(stdscr, FALSE);
     mousemask(BUTTON1_PRESSED | BUTTON1_CLICKED | BUTTON4_PRESSED | BUTTON5_PRESSED, NULL);
     mouseinterval(0);
@@ -83,6 +178,9 @@ Screen *screen_open(bool color, EpError *err)
             sc->attrs[st] = sc->color ? STYLE_LOOK[st].attr : STYLE_LOOK[st].plain;
         }
     }
+    /* after newterm: curses's own SIGTERM handler (endwin, then exit 1)
+    ** gives way to ours */
+    fatal_handlers_install();
     return sc;
 }
 
@@ -90,6 +188,7 @@ void screen_close(Screen *sc)
 {
     if (!sc)
         return;
+    fatal_handlers_remove();
     endwin();
     delscreen(sc->term);
     free(sc);
@@ -113,36 +212,50 @@ static wchar_t ascii_of(uint32_t ch)
     }
 }
 
-void screen_show(Screen *sc, const Grid *g, int cur_row, int cur_col)
+/* Copy the cells of one grid row to terminal row r (last: the bottom row). */
+static void draw_row(Screen *sc, const Cell *row, int cols, int r, bool last)
 {
     wchar_t run[512];
-    for (int r = 0; r < g->rows; r++) {
-        const Cell *row = &g->cells[r * g->cols];
-        int c = 0;
-        while (c < g->cols) {
-            /* one call per run of cells in the same style */
-            int start = c, n = 0;
-            uint8_t st = row[c].style;
-            while (c < g->cols && row[c].style == st && n < (int)(sizeof run / sizeof run[0]) - 1) {
-                run[n++] = sc->utf8 ? (wchar_t)row[c].ch : ascii_of(row[c].ch);
-                c++;
-            }
-            run[n] = 0;
-            attrset(sc->attrs[st < ST_COUNT ? st : ST_NORMAL]);
-            /* the bottom-right cell cannot be written without scrolling
-            ** in curses: leave it out */
-            if (r == g->rows - 1 && c == g->cols && n > 0)
-                n--;
-            mvaddnwstr(r, start, run, n);
+    int c = 0;
+    while (c < cols) {
+        /* one call per run of cells in the same style */
+        int start = c, n = 0;
+        uint8_t st = row[c].style;
+        while (c < cols && row[c].style == st && n < (int)(sizeof run / sizeof run[0]) - 1) {
+            run[n++] = sc->utf8 ? (wchar_t)row[c].ch : ascii_of(row[c].ch);
+            c++;
         }
+        run[n] = 0;
+        attrset(sc->attrs[st < ST_COUNT ? st : ST_NORMAL]);
+        /* the bottom-right cell cannot be written without scrolling
+        ** in curses: leave it out */
+        if (last && c == cols && n > 0)
+            n--;
+        mvaddnwstr(r, start, run, n);
     }
     attrset(A_NORMAL);
+}
+
+void screen_show(Screen *sc, const Grid *g, int cur_row, int cur_col)
+{
+    for (int r = 0; r < g->rows; r++)
+        draw_row(sc, &g->cells[r * g->cols], g->cols, r, r == g->rows - 1);
     if (cur_row >= 0) {
         curs_set(1);
         move(cur_row, cur_col);
     } else {
         curs_set(0);
     }
+    refresh();
+}
+
+void screen_show_row(Screen *sc, const Grid *g, int src_row, int row)
+{
+    int rows, cols;
+    getmaxyx(stdscr, rows, cols);
+    if (src_row < 0 || src_row >= g->rows || row < 0 || row >= rows || g->cols != cols)
+        return;
+    draw_row(sc, &g->cells[src_row * g->cols], g->cols, row, row == rows - 1);
     refresh();
 }
 
@@ -172,6 +285,8 @@ static int translate(int code)
     }
     if (code >= KEY_F(1) && code <= KEY_F(12))
         return TK_F1 + (code - KEY_F(1));
+    if (code >= KEY_F(13) && code <= KEY_F(24))
+        return TK_S_F1 + (code - KEY_F(13));
     return TK_NONE;
 }
 

@@ -26,6 +26,9 @@ void screen_size(Screen *sc, int *rows, int *cols);
 /* Show grid g; the cursor goes to (cur_row, cur_col), hidden when
 ** cur_row < 0. */
 void screen_show(Screen *sc, const Grid *g, int cur_row, int cur_col);
+/* Show row src_row of g as the terminal's row row (the status line drawn
+** alone while a long node runs). */
+void screen_show_row(Screen *sc, const Grid *g, int src_row, int row);
 /* Repaint everything at the next screen_show (after a resize, or C-l when
 ** something else wrote to the terminal). */
 void screen_invalidate(Screen *sc);

@@ -89,10 +89,16 @@ static long position_of(const Tui *t)
     return ((long)interp_history_len(ip) * 4 + st->after * 2 + (interp_bound(ip) ? 1 : 0)) * 16 + st->kind;
 }
 
+static EpStatus run_command(Tui *t, const char *line, bool typed);
+
 static void progress(void *ctx, int node, int nnodes)
 {
     Tui *t = ctx;
-    tui_note(t, "running: node %d of %d  (Ctrl-C stops at the next node)", node + 1, nnodes);
+    (void)nnodes;
+    char text[256];
+    tui_running_text(t, node, node < t->nnodes ? interp_node(session_interp(t->s), node)->name : NULL, 0, text,
+                     sizeof text);
+    tui_note(t, "%s", text);
     if (t->present)
         t->present(t);
 }
@@ -107,12 +113,12 @@ static void toggle_break(Tui *t)
         if (b->kind == BP_NODE && b->nmatch == 1 && b->at[t->selected] && !b->cond) {
             char line[64];
             snprintf(line, sizeof line, "delete %d", b->id);
-            tui_command(t, line);
+            run_command(t, line, false);
             return;
         }
     }
     char *line = ep_xasprintf("break %s", interp_node(session_interp(t->s), t->selected)->name);
-    tui_command(t, line);
+    run_command(t, line, false);
     free(line);
 }
 
@@ -129,9 +135,18 @@ static void search_step(Tui *t, int dir)
         return;
     }
     tui_select_node(t, node);
-    t->search_context = true;
-    tui_note(t, "/%s: #%d '%s'  (n next, N previous)", t->search, node,
+    tui_note(t, "/%s: #%d '%s'  (; next, , previous)", t->search, node,
              interp_node(session_interp(t->s), node)->name);
+}
+
+/* Run to the cursor: gdb's `until LOCATION` with the selected node. */
+static void until_selected(Tui *t)
+{
+    if (t->selected < 0)
+        return;
+    char *line = ep_xasprintf("until #%d", t->selected);
+    run_command(t, line, false);
+    free(line);
 }
 
 /* Whether the run is somewhere a quit would abandon. */
@@ -143,6 +158,7 @@ static bool run_in_progress(const Tui *t)
 
 static void focus_pane(Tui *t, int dir)
 {
+    t->return_focus = -1;
     t->focus = (t->focus + dir + PANE_COUNT) % PANE_COUNT;
 }
 
@@ -154,6 +170,8 @@ static bool ui_command(Tui *t, const char *line)
     const char *what = line + 3;
     if (strcmp(what, "toggle-break") == 0) {
         toggle_break(t);
+    } else if (strcmp(what, "until-selected") == 0) {
+        until_selected(t);
     } else if (strcmp(what, "inspect") == 0) {
         tui_inspect(t, NULL);
         t->focus = PANE_INSPECTOR;
@@ -192,12 +210,27 @@ static bool ui_command(Tui *t, const char *line)
     return true;
 }
 
-EpStatus tui_command(Tui *t, const char *line)
+/* On a small terminal (or zoomed) the console may be hidden: a command
+** typed at the prompt, or one that printed without moving the run (`B`,
+** ...), then gets the console on the whole screen until Esc. */
+static void show_output(Tui *t, int log_before, bool typed, bool moved)
+{
+    if (t->rects[PANE_CONSOLE].rows > 0 || t->log.n <= log_before + 1 || (!typed && moved) ||
+        t->focus == PANE_CONSOLE)
+        return;
+    t->return_focus = t->focus;
+    t->focus = PANE_CONSOLE;
+    tui_note(t, "the command's output; Esc goes back to the %s pane", t->pane_class[t->return_focus]->name);
+}
+
+/* Run a command line: typed at the prompt, or sent by a key. */
+static EpStatus run_command(Tui *t, const char *line, bool typed)
 {
     while (*line == ' ')
         line++;
     if (ui_command(t, line))
         return EP_OK;
+    int log_before = t->log.n;
     char *echo = ep_xasprintf("(epdbg) %s", line);
     console_log_add(&t->log, echo, ST_KEY);
     free(echo);
@@ -211,6 +244,11 @@ EpStatus tui_command(Tui *t, const char *line)
     free(t->status_note);
     t->status_note = NULL;
     console_flush(t);
+    /* batch mode's rule, but a command refused (a typo, finish at the top
+    ** level: usage errors) is the user's slip at a prompt, not a failure
+    ** of the session as it is in a script */
+    if (!t->exit_status)
+        t->exit_status = cmd_exit_status(&t->cmd, line, rc == EP_ERR_USAGE ? EP_OK : rc);
     if (rc) {
         char *msg = ep_xasprintf("error: %s", err.msg);
         console_log_add(&t->log, msg, ST_ERROR);
@@ -222,7 +260,8 @@ EpStatus tui_command(Tui *t, const char *line)
         ui_command(t, "ui-quit");
     }
     update_nan_seen(t);
-    if (position_of(t) != before) {
+    bool moved = position_of(t) != before;
+    if (moved) {
         int cur = tui_current_node(t);
         if (cur >= 0) {
             t->selected = -1; /* so the selection resets the inspector */
@@ -230,7 +269,13 @@ EpStatus tui_command(Tui *t, const char *line)
         }
     }
     tui_panes_changed(t);
+    show_output(t, log_before, typed, moved);
     return rc;
+}
+
+EpStatus tui_command(Tui *t, const char *line)
+{
+    return run_command(t, line, true);
 }
 
 /* ---- the prompt -------------------------------------------------------------------- */
@@ -473,12 +518,6 @@ void tui_key(Tui *t, int key)
         tui_note(t, "nothing is running (q quits)");
         return;
     }
-    /* right after a search, n and N go to the next and previous match */
-    if (t->search_context && (key == 'n' || key == 'N')) {
-        search_step(t, key == 'n' ? +1 : -1);
-        return;
-    }
-    t->search_context = false;
     const PaneClass *focused = t->pane_class[t->focus];
     int rows = t->rects[t->focus].rows - 1;
     if (focused->key && focused->key(t, t->pane_state[t->focus], key, rows > 0 ? rows : 1))
@@ -486,12 +525,16 @@ void tui_key(Tui *t, int key)
     const char *command = keymap_lookup(&t->keys, key);
     if (command) {
         char *copy = ep_xstrdup(command); /* the command may rebind keys */
-        tui_command(t, copy);
+        run_command(t, copy, false);
         free(copy);
         return;
     }
     if (key == TK_ESC) {
         t->zoomed = false;
+        if (t->return_focus >= 0) {
+            t->focus = t->return_focus;
+            t->return_focus = -1;
+        }
         return;
     }
     char name[32];
@@ -512,6 +555,8 @@ Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs,
                       .source_dirs = source_dirs, .nsource_dirs = nsource_dirs};
     t->color = color;
     t->selected = -1;
+    t->return_focus = -1;
+    t->exit_status = cmd_exit_status(&t->cmd, NULL, EP_OK);
     keymap_defaults(&t->keys);
     for (int i = 0; i < PANE_COUNT; i++)
         t->pane_class[i] = tui_pane_class(i);

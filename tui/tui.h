@@ -29,7 +29,11 @@ typedef struct TuiOptions {
 /* The full-screen debugger on session s (opened by the caller, who frees
 ** it), until the user quits.  Reads key bindings from ~/.epdbgrc; Ctrl-C
 ** stops a run at the next node instead of ending the program.  Returns the
-** exit code: 0, or 1 (message on stderr) when the terminal cannot be used. */
+** exit code by batch mode's rule (cmd_exit_status): 0, or the status of the
+** session's first failure (3 inputs rejected, 4 a node failed, 1 a command
+** error); 1 (message on stderr) when the terminal cannot be used.  A fatal
+** signal (SIGTERM, SIGQUIT, SIGHUP, SIGSEGV, ...) gives the terminal back
+** before the program dies of it (exit status 128+N). */
 int tui_main(Session *s, const TuiOptions *opt);
 
 /* ---- headless: the screen manager without a terminal ----------------------------- */

@@ -233,32 +233,32 @@ static const char *const PANE_KEYS[] = {
 
 static void draw_help(Tui *t, Canvas *screen)
 {
-    int n = t->keys.n + 2 + (int)(sizeof PANE_KEYS / sizeof PANE_KEYS[0]);
+    int npane = (int)(sizeof PANE_KEYS / sizeof PANE_KEYS[0]), ngdb = 0;
+    while (KEYMAP_GDB_NOTES[ngdb])
+        ngdb++;
+    int n = t->keys.n + 2 + npane + 2 + ngdb;
     char **lines = ep_xmalloc((size_t)n * sizeof *lines);
-    Style *styles = ep_xmalloc((size_t)n * sizeof *styles);
     int k = 0;
     for (int i = 0; i < t->keys.n; i++) {
         char name[32];
         const Binding *b = &t->keys.b[i];
-        lines[k] = ep_xasprintf("%-6s %-18s %s", key_label(b->key, name, sizeof name), b->command,
-                                b->help ? b->help : "");
-        styles[k++] = ST_DIALOG;
+        lines[k++] = ep_xasprintf("%-6s %-18s %s", key_label(b->key, name, sizeof name), b->command,
+                                  b->help ? b->help : "");
     }
-    lines[k] = ep_xstrdup("");
-    styles[k++] = ST_DIALOG;
-    lines[k] = ep_xstrdup("In the panes");
-    styles[k++] = ST_DIALOG;
-    for (size_t i = 0; i < sizeof PANE_KEYS / sizeof PANE_KEYS[0]; i++) {
-        lines[k] = ep_xasprintf("  %s", PANE_KEYS[i]);
-        styles[k++] = ST_DIALOG;
-    }
+    lines[k++] = ep_xstrdup("");
+    lines[k++] = ep_xstrdup("In the panes");
+    for (int i = 0; i < npane; i++)
+        lines[k++] = ep_xasprintf("  %s", PANE_KEYS[i]);
+    lines[k++] = ep_xstrdup("");
+    lines[k++] = ep_xstrdup("Differences from gdb");
+    for (int i = 0; i < ngdb; i++)
+        lines[k++] = ep_xasprintf("  %s", KEYMAP_GDB_NOTES[i]);
     int room = screen->rows - 4;
     if (t->help_scroll > n - room)
         t->help_scroll = n - room > 0 ? n - room : 0;
-    draw_box(screen, "Keys (any other key closes; Up/Down scroll)", lines, styles, k, t->help_scroll,
+    draw_box(screen, "Keys (any other key closes; Up/Down scroll)", lines, NULL, k, t->help_scroll,
              room < n ? "more: Down / PgDn" : NULL);
     free_lines(lines, k);
-    free(styles);
 }
 
 static void draw_dialog(Canvas *screen, const char *title, const char *text, const char *footer)

@@ -20,6 +20,7 @@
 #ifndef EP_TUI_INT_H
 #define EP_TUI_INT_H
 
+#include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
 
@@ -102,6 +103,7 @@ struct Tui {
     void *pane_state[PANE_COUNT];
     int focus;              /* a PaneId */
     bool zoomed;            /* the focused pane fills the screen */
+    int return_focus;       /* the console took the screen to show output: Esc goes back here (-1: no) */
 
     ConsoleLog log;
     LineEdit edit;
@@ -112,12 +114,12 @@ struct Tui {
     char *dialog;           /* dialog text (owned) */
 
     char *search;           /* the last search regex (owned) */
-    bool search_context;    /* just searched: n/N repeat it */
 
     Keymap keys;
     bool color;
     bool quit;
-    bool running;           /* a moving command is executing */
+    atomic_bool running;    /* a command is executing (read by tui_main.c's status ticker thread) */
+    EpStatus exit_status;   /* the first failure (cmd_exit_status, as batch mode): tui_main's result */
     char *status_note;      /* a transient note for the status line (owned) */
     int mouse_row, mouse_col; /* of the last TK_MOUSE */
     int nan_checked;        /* nodes below this have their nan_seen set */
@@ -150,6 +152,12 @@ int tui_current_node(const Tui *t);
 bool tui_node_done(const Tui *t, int node);
 /* Whether an enabled breakpoint covers node (location only). */
 bool tui_node_has_break(const Tui *t, int node);
+
+/* The status text while a command runs: node is the one executing (index
+** in the program's graph, or -1 inside a subgraph), name its name (NULL:
+** none yet), seconds how long it has run so far (0: not said).  Reads only
+** what never changes after tui_new (safe from another thread). */
+void tui_running_text(const Tui *t, int node, const char *name, int seconds, char *buf, size_t cap);
 
 /* The lines of the console log: the manager adds command lines and their
 ** output, the console pane shows them. */

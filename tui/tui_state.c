@@ -58,6 +58,18 @@ void tui_note(Tui *t, const char *fmt, ...)
     t->status_note = ep_xstrdup(buf);
 }
 
+void tui_running_text(const Tui *t, int node, const char *name, int seconds, char *buf, size_t cap)
+{
+    char where[160], took[32] = "";
+    if (node >= 0)
+        snprintf(where, sizeof where, "node %d of %d, '%s'", node + 1, t->nnodes, name ? name : "?");
+    else
+        snprintf(where, sizeof where, "'%s' (in a subgraph)", name ? name : "?");
+    if (seconds > 0)
+        snprintf(took, sizeof took, " for %d s", seconds);
+    snprintf(buf, cap, "running: %s%s  (Ctrl-C stops at the next node)", where, took);
+}
+
 void tui_panes_changed(Tui *t)
 {
     for (int i = 0; i < PANE_COUNT; i++)

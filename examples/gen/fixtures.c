@@ -360,6 +360,35 @@ static ProgBuilder *many_outputs(void)
     return pb;
 }
 
+/* A helper function called twice in a row (tests/src/calls.py): `break
+** calls.py:block` stops at the first node of each call. */
+static ProgBuilder *calls(void)
+{
+    static const char CALLS_PY[] = "tests/src/calls.py";
+    PbRng r = {0xca};
+    ProgBuilder *pb = pb_new("calls.Calls", false);
+    int64_t xs[1] = {4};
+    input(pb, "x", uni(&r, DT_F32, 1, xs, -1, 1), NULL);
+    pb_module(pb, "", "calls.Calls");
+    pb_at(pb, CALLS_PY, 15, "forward", "a = block(x)");
+    pb_at_inner(pb, CALLS_PY, 9, "block", "h = torch.relu(x)");
+    pb_node(pb, "aten.relu.default", "relu", "self=%x", "relu");
+    pb_at(pb, CALLS_PY, 15, "forward", "a = block(x)");
+    pb_at_inner(pb, CALLS_PY, 10, "block", "return h * 0.5");
+    pb_node(pb, "aten.mul.Tensor", "mul", "self=%relu other=0.5", "mul");
+    pb_at(pb, CALLS_PY, 16, "forward", "b = block(a + 1.0)");
+    pb_node(pb, "aten.add.Tensor", "add", "self=%mul other=1.0", "add");
+    pb_at_inner(pb, CALLS_PY, 9, "block", "h = torch.relu(x)");
+    pb_node(pb, "aten.relu.default", "relu_1", "self=%add", "relu_1");
+    pb_at(pb, CALLS_PY, 16, "forward", "b = block(a + 1.0)");
+    pb_at_inner(pb, CALLS_PY, 10, "block", "return h * 0.5");
+    pb_node(pb, "aten.mul.Tensor", "mul_1", "self=%relu_1 other=0.5", "mul_1");
+    pb_at(pb, CALLS_PY, 17, "forward", "return b - 1.0");
+    pb_node(pb, "aten.sub.Tensor", "sub", "self=%mul_1 other=1.0", "sub");
+    pb_output(pb, "sub");
+    return pb;
+}
+
 EpStatus write_fixtures(const char *dir, EpError *err)
 {
     EpStatus rc;
@@ -378,7 +407,8 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(cancel(), dir, "cancel.pt2", PB_ERA_2_11, err)) ||
         (rc = write(to_dtype(false), dir, "to_dtype.pt2", PB_ERA_2_11, err)) ||
         (rc = write(to_dtype(true), dir, "to_dtype_mismatch.pt2", PB_ERA_2_11, err)) ||
-        (rc = write(many_outputs(), dir, "many_outputs.pt2", PB_ERA_2_11, err)))
+        (rc = write(many_outputs(), dir, "many_outputs.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(calls(), dir, "calls.pt2", PB_ERA_2_11, err)))
         return rc;
 
     /* an input for nan_log.pt2 that already holds a NaN */

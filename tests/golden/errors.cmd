@@ -7,7 +7,6 @@ break nosuch_node
 break /[unclosed/
 break /linear/ if max >
 break nosuch.py:12
-break
 catch everything
 print linear
 run
