@@ -566,13 +566,15 @@ END_TEST
 
 /* A long node: the status line names the node being executed, not the
 ** last one the progress callback saw.  A quick relu, then matrix products
-** of 768x768 on the reference loops: the session's callback runs before
-** the relu and, less than 50 ms later, not before mm0. */
+** of 1280x1280 on the reference loops: the session's callback runs before
+** the relu and, less than 50 ms later, not before mm0.  Each product takes
+** several of the ticker's 200 ms periods even on a fast CPU (about 1 s
+** here), so the ticker sees mm0 running whatever the machine. */
 START_TEST(test_tui_long_node_status)
 {
     SKIP_WITHOUT_TMUX();
     char *dir = test_tmpdir();
-    char *path = write_mm_chain(dir, 3, 768, true);
+    char *path = write_mm_chain(dir, 3, 1280, true);
     char *args = ep_xasprintf("%s --no-blas", path);
     Tmux t;
     tmux_start(&t, args, 120, 30, NULL);
