@@ -362,6 +362,15 @@ static const char *dim_text(const SymDim *d, char *buf, size_t cap)
     return buf;
 }
 
+/* An input as messages name it: the argument of the user's forward where
+** the archive records it (x), else the graph's placeholder (l_x_, or x
+** itself in a newer archive).  check_inputs adds the placeholder after a
+** failure so both names are in front of the user. */
+static const char *input_name(const UserInput *u)
+{
+    return u->arg_name ? u->arg_name : u->name;
+}
+
 /* One tensor input against its recorded metadata, the way torch's
 ** _check_input_constraints_for_graph does it, plus the dtype. */
 static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor *t, EpError *err)
@@ -371,10 +380,10 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
     if (!m)
         return EP_OK;
     if (m->dtype != DT_INVALID && t->dtype != m->dtype)
-        return ep_fail(err, EP_ERR_INPUT, "input %s is %s, but the program was exported for %s", u->name,
+        return ep_fail(err, EP_ERR_INPUT, "input %s is %s, but the program was exported for %s", input_name(u),
                        dtype_name(t->dtype), dtype_name(m->dtype));
     if (t->ndim != m->ndim)
-        return ep_fail(err, EP_ERR_INPUT, "input %s has %d dimensions %s, the program expects %d: %s", u->name,
+        return ep_fail(err, EP_ERR_INPUT, "input %s has %d dimensions %s, the program expects %d: %s", input_name(u),
                        t->ndim, shape_str(t->ndim, t->sizes, b1, sizeof b1), m->ndim,
                        tensor_meta_shape_str(m, b2, sizeof b2));
     for (int d = 0; d < m->ndim; d++) {
@@ -385,7 +394,7 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
                 return ep_fail(err, EP_ERR_INPUT,
                                "input %s.shape[%d] is %lld, but the program was exported with the static size %lld; "
                                "if it should vary, re-export with dynamic_shapes (e.g. Dim.DYNAMIC) for it",
-                               u->name, d, (long long)actual, (long long)sd->value);
+                               input_name(u), d, (long long)actual, (long long)sd->value);
             continue;
         }
         if (!sd->parsed)
@@ -393,7 +402,7 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
         char why[512] = "";
         int ok = sym_match(sd->parsed, &ip->syms, actual, why, sizeof why);
         if (ok == 0)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, which does not fit %s: %s", u->name, d,
+            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, which does not fit %s: %s", input_name(u), d,
                            (long long)actual, dim_text(sd, b1, sizeof b1), why);
         /* the range of the symbol (or of the whole expression) */
         const char *sym = sym_as_symbol(sd->parsed);
@@ -404,10 +413,10 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
         /* lower bounds of 0..2 are not enforced: PyTorch lets sizes 0 and 1
         ** through even when it reasoned with >= 2 */
         if (rc->has_min && rc->min > 2 && actual < rc->min)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, below the minimum %lld of %s", u->name, d,
+            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, below the minimum %lld of %s", input_name(u), d,
                            (long long)actual, (long long)rc->min, dim_text(sd, b1, sizeof b1));
         if (rc->has_max && actual > rc->max)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, above the maximum %lld of %s", u->name, d,
+            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, above the maximum %lld of %s", input_name(u), d,
                            (long long)actual, (long long)rc->max, dim_text(sd, b1, sizeof b1));
     }
     return EP_OK;
@@ -416,17 +425,17 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
 static EpStatus check_scalar_input(Interp *ip, const UserInput *u, const Value *v, EpError *err)
 {
     if (!value_is_scalar(v))
-        return ep_fail(err, EP_ERR_INPUT, "input %s is a %s, the program expects a %s", u->name,
+        return ep_fail(err, EP_ERR_INPUT, "input %s is a %s, the program expects a %s", input_name(u),
                        value_kind_name(v->kind), arg_kind_name(u->kind));
     if (u->kind != ARG_SYM_INT)
         return EP_OK;
     if (v->kind != V_INT)
-        return ep_fail(err, EP_ERR_INPUT, "input %s must be an integer (SymInt)", u->name);
-    const SymDim *d = strmap_get(&ip->ep->graph.sym_int_values, u->name);
+        return ep_fail(err, EP_ERR_INPUT, "input %s must be an integer (SymInt)", input_name(u));
+    const SymDim *d = strmap_get(&ip->ep->graph.sym_int_values, u->name); /* the graph's name */
     if (d && d->is_expr && d->parsed) {
         char why[512] = "";
         if (sym_match(d->parsed, &ip->syms, v->i, why, sizeof why) == 0)
-            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld does not fit %s: %s", u->name, (long long)v->i,
+            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld does not fit %s: %s", input_name(u), (long long)v->i,
                            d->expr, why);
     }
     return EP_OK;
@@ -505,7 +514,7 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
             ui++;
             if (u->kind == ARG_TENSOR) {
                 if (v.kind != V_TENSOR)
-                    rc = ep_fail(err, EP_ERR_INPUT, "input %s must be a tensor, got a %s", u->name,
+                    rc = ep_fail(err, EP_ERR_INPUT, "input %s must be a tensor, got a %s", input_name(u),
                                  value_kind_name(v.kind));
                 else
                     rc = check_tensor_input(ip, u, v.t, err);
@@ -513,8 +522,13 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
                 rc = check_scalar_input(ip, u, &v, err);
             } else if (u->kind != ARG_NONE && u->kind != ARG_INT && u->kind != ARG_FLOAT && u->kind != ARG_BOOL &&
                        u->kind != ARG_STRING) {
-                rc = ep_fail(err, EP_ERR_EXEC, "user input %s of kind %s is not supported", u->name,
+                rc = ep_fail(err, EP_ERR_EXEC, "user input %s of kind %s is not supported", input_name(u),
                              arg_kind_name(u->kind));
+            }
+            if (rc && u->arg_name) { /* both names: the user's and the graph's */
+                size_t len = strlen(err->msg);
+                snprintf(err->msg + len, sizeof err->msg - len, " (%s is the graph's placeholder %s)", u->arg_name,
+                         u->name);
             }
         } else {
             rc = lift_input(ip, s, &v, err);

@@ -480,6 +480,23 @@ START_TEST(test_man_page_covers_commands)
 }
 END_TEST
 
+/* A legacy archive's input is named as the user's forward names it, with
+** the graph's placeholder beside it, in a guard failure too. */
+START_TEST(test_guard_names_legacy_input)
+{
+    RunResult r = run((const char *[]){"run", "examples/mlp_legacy.pt2", "--input", "x=tests/refs/cnn/in0.npy", NULL});
+    EXPECT(r, 3, err,
+           "input x has 4 dimensions [2, 3, 16, 16], the program expects 2: [s0, 16] "
+           "(x is the graph's placeholder l_x_)");
+    run_result_free(&r);
+    /* a newer archive, whose placeholder is the argument: one name */
+    r = run((const char *[]){"run", "examples/mlp.pt2", "--input", "x=tests/refs/cnn/in0.npy", NULL});
+    EXPECT(r, 3, err, "input x has 4 dimensions [2, 3, 16, 16], the program expects 2");
+    ck_assert_msg(!strstr(r.err, "placeholder"), "%s", r.err);
+    run_result_free(&r);
+}
+END_TEST
+
 /* A failing node whose innermost frame is torch's (OpOverload.__call__ in
 ** torch/_ops.py) is reported at the user's line that called it. */
 START_TEST(test_run_error_names_user_frame)
@@ -506,6 +523,7 @@ Suite *suite_cli(void)
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_unsupported_and_programs);
     tcase_add_test(tc, test_run_error_names_user_frame);
+    tcase_add_test(tc, test_guard_names_legacy_input);
     tcase_add_test(tc, test_version_and_unknown_commands);
     tcase_add_test(tc, test_info_every_program);
     tcase_add_test(tc, test_info_symint_output);
