@@ -93,7 +93,7 @@ int debug_args_parse(int argc, char **argv, DebugArgs *a, const char *who)
     return EP_OK;
 }
 
-int debug_session_open(const DebugArgs *a, Session **out, char **note)
+int debug_session_open(const DebugArgs *a, bool full_screen, Session **out, char **note)
 {
     *note = NULL;
     EpError err = {0};
@@ -105,8 +105,9 @@ int debug_session_open(const DebugArgs *a, Session **out, char **note)
         return err.code ? err.code : EP_ERR_FORMAT;
     }
     Value *vals = NULL;
+    char **sources = NULL;
     int n = 0;
-    EpStatus rc = inputs_load(session_interp(s), &a->inputs, NULL, &vals, &n, &err);
+    EpStatus rc = inputs_load_traced(session_interp(s), &a->inputs, NULL, &vals, &sources, &n, &err);
     if (rc) {
         /* no inputs is not fatal when none were asked for: the user can
         ** still read the graph, the signature and the source */
@@ -118,16 +119,23 @@ int debug_session_open(const DebugArgs *a, Session **out, char **note)
         size_t len = strlen(err.msg);
         while (len && err.msg[len - 1] == '\n')
             err.msg[--len] = '\0';
-        *note = ep_xasprintf("Note: %s\nGive them with `run --input NAME=FILE` (`:run ...` in the full-screen "
-                             "debugger; .npy, .npz or torch.save .pt), or `set NAME = FILE` and then `run`.",
-                             err.msg);
+        const Interp *ip = session_interp(s);
+        const UserInput *u = interp_num_user_inputs(ip) == 1 ? interp_user_input(ip, 0) : NULL;
+        const char *name = !u ? "NAME" : u->arg_name ? u->arg_name : u->name;
+        const char *colon = full_screen ? ":" : "";
+        *note = ep_xasprintf("Note: %s\nGive %s with `%srun --input %s=FILE` (.npy, .npz or torch.save .pt), or "
+                             "`%sset %s = FILE` and then `%s`.", err.msg, u ? "it" : "them", colon, name, colon,
+                             name, full_screen ? "r" : "run");
         *out = s;
         return EP_OK;
     }
     session_set_inputs(s, vals, n);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
+        session_set_input_source(s, i, sources[i]);
         value_clear(&vals[i]);
+    }
     free(vals);
+    inputs_sources_free(sources, n);
     if (session_restart(s, &err)) /* the stop holds the message: a guard failure is worth debugging */
         *note = ep_xasprintf("The inputs do not satisfy the program: %s", err.msg);
     *out = s;
@@ -221,7 +229,7 @@ int cli_debug(int argc, char **argv, FullScreenFn full_screen)
     }
     Session *s = NULL;
     char *note = NULL;
-    rc = debug_session_open(&a, &s, &note);
+    rc = debug_session_open(&a, !scripted, &s, &note);
     if (rc) {
         if (script)
             fclose(script);

@@ -60,7 +60,8 @@ void debug_args_free(DebugArgs *a);
 ** returned); inputs the program rejects are not: the session opens with the
 ** failure as its stop, so the user can look into it.  *note gets what the
 ** user should know before the first command (no inputs, rejected inputs;
-** a new string, or NULL). */
-int debug_session_open(const DebugArgs *a, Session **out, char **note);
+** a new string, or NULL), with the commands typed as full_screen (the
+** TUI's `:run ...`) or a script (`run ...`) types them. */
+int debug_session_open(const DebugArgs *a, bool full_screen, Session **out, char **note);
 
 #endif

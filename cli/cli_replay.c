@@ -179,7 +179,7 @@ int cli_replay(int argc, char **argv, FullScreenFn full_screen)
     }
     Session *s = NULL;
     char *note = NULL;
-    rc = debug_session_open(&a, &s, &note);
+    rc = debug_session_open(&a, !report, &s, &note);
     if (rc == EP_OK && !report) {
         rc = replay_full_screen(s, &a, record, &meta, note, full_screen);
         free(note);

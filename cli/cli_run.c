@@ -122,8 +122,14 @@ int cli_run(int argc, char **argv)
         if (!ip)
             rc = err.code ? err.code : EP_ERR_FORMAT;
     }
-    if (rc == EP_OK)
-        rc = inputs_load(ip, &inputs, NULL, &vals, &nvals, &err);
+    if (rc == EP_OK && (rc = inputs_load(ip, &inputs, NULL, &vals, &nvals, &err)) && input_args_empty(&inputs)) {
+        size_t len = strlen(err.msg);
+        if (interp_num_user_inputs(ip) == 1)
+            snprintf(err.msg + len, sizeof err.msg - len, "Pass it with --input FILE (.npy, .npz or torch.save .pt).");
+        else
+            snprintf(err.msg + len, sizeof err.msg - len, "Pass them with --input FILE (in this order) or --input "
+                     "NAME=FILE (.npy, .npz or torch.save .pt), or all at once with --inputs FILE|DIR.");
+    }
     /* from here on a failure is the program's: its inputs are worth saving */
     RecordMeta failure = {0};
     /* a copy: the replay file and the float64 shadow need the inputs as

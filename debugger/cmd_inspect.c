@@ -338,6 +338,7 @@ static EpStatus set_input_from_file(CmdCtx *c, int idx, const char *file, EpErro
     if (rc)
         return rc;
     session_set_input(c->s, idx, &v);
+    session_set_input_source(c->s, idx, file);
     char *name = inputs_display_name(ip, idx);
     out_printf(c->out, "Set input %s from %s; `run` uses it from now on.\n", name, file);
     free(name);
@@ -378,7 +379,7 @@ static EpStatus cmd_set(CmdCtx *c, const char *args, EpError *err)
         rhs++;
     double scalar = 0;
     bool is_scalar = parse_scalar_literal(rhs, &scalar);
-    int input = is_scalar ? -1 : inputs_find(session_interp(c->s), lhs);
+    int input = is_scalar ? -1 : interp_find_user_input(session_interp(c->s), lhs);
     if (input >= 0) {
         free(lhs);
         return set_input_from_file(c, input, rhs, err);

@@ -122,13 +122,23 @@ static EpStatus cmd_run(CmdCtx *c, const char *args, EpError *err)
         int ncur = 0;
         const Value *cur = session_inputs(c->s, &ncur);
         Value *vals = NULL;
+        char **sources = NULL;
         int n = 0;
-        rc = inputs_load(session_interp(c->s), &a, cur, &vals, &n, err);
-        if (rc == EP_OK)
+        rc = inputs_load_traced(session_interp(c->s), &a, cur, &vals, &sources, &n, err);
+        if (rc == EP_OK) {
+            /* an input the options do not give keeps its value, and so
+            ** its source */
+            for (int i = 0; i < n && i < ncur; i++)
+                if (!sources[i] && session_input_source(c->s, i))
+                    sources[i] = ep_xstrdup(session_input_source(c->s, i));
             session_set_inputs(c->s, vals, n);
+            for (int i = 0; i < n; i++)
+                session_set_input_source(c->s, i, sources[i]);
+        }
         for (int i = 0; i < n; i++)
             value_clear(&vals[i]);
         free(vals);
+        inputs_sources_free(sources, n);
     }
     input_args_free(&a);
     return rc ? rc : moved(c, session_run(c->s, err));
@@ -175,8 +185,13 @@ static EpStatus cmd_continue(CmdCtx *c, const char *args, EpError *err)
     return rc ? rc : moved(c, session_continue(c->s, n, err));
 }
 
+/* until NODE; until alone is gdb's: next, but never back to an earlier
+** line of a loop.  A graph runs each node once and forwards only, so that
+** is exactly next. */
 static EpStatus cmd_until(CmdCtx *c, const char *args, EpError *err)
 {
+    if (!*args)
+        return moved(c, session_next(c->s, 1, err));
     int node;
     EpStatus rc = cmd_node_arg(c, args, &node, err);
     return rc ? rc : moved(c, session_until(c->s, node, err));
@@ -258,6 +273,37 @@ static EpStatus cmd_record(CmdCtx *c, const char *args, EpError *err)
     return rc;
 }
 
+/* info inputs: what the next run binds, and where each value came from. */
+static EpStatus info_inputs(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return ep_fail(err, EP_ERR_USAGE, "info inputs takes no arguments");
+    const Interp *ip = session_interp(c->s);
+    int ni = interp_num_user_inputs(ip), n = 0;
+    const Value *vals = session_inputs(c->s, &n);
+    if (ni == 0) {
+        out_puts(c->out, "The program takes no inputs.\n");
+        return EP_OK;
+    }
+    out_puts(c->out, "Inputs of the next run (`run --input NAME=FILE` or `set NAME = FILE` changes them):\n");
+    for (int i = 0; i < ni; i++) {
+        char *name = inputs_display_name(ip, i);
+        const Value *v = vals && i < n && vals[i].kind != V_NONE ? &vals[i] : NULL;
+        char *desc = v ? format_value_stats(v) : ep_xstrdup("not set");
+        const char *from = session_input_source(c->s, i);
+        out_printf(c->out, "  %s: %s%s%s%s\n", name, desc, from ? "  (from " : "", from ? from : "", from ? ")" : "");
+        free(desc);
+        free(name);
+    }
+    const Stop *st = session_last_stop(c->s);
+    if (session_inputs_rejected(c->s) && st->detail) {
+        /* the guard's own words, without the advice the header gives */
+        size_t len = strcspn(st->detail, "\n");
+        out_printf(c->out, "The last run rejected them: %.*s\n", (int)len, st->detail);
+    }
+    return EP_OK;
+}
+
 EpStatus cmd_exit_status(const CmdCtx *c, const char *line, EpStatus rc)
 {
     if (rc)
@@ -280,7 +326,8 @@ static const Command RUN_COMMANDS[] = {
     {"next", "n", cmd_next, "next [N]", "run to the next node not deeper in the module tree"},
     {"finish", NULL, cmd_finish, "finish", "run until the current module's scope ends"},
     {"continue", "c", cmd_continue, "continue [N]", "run to the next breakpoint (the N-th)"},
-    {"until", "u", cmd_until, "until NODE", "run until NODE is next, stopping at breakpoints on the way"},
+    {"until", "u", cmd_until, "until [NODE]",
+     "run until NODE is next, stopping at breakpoints on the way (alone: as next)"},
     {"goto", NULL, cmd_goto, "goto NODE|end", "jump forwards or backwards to just before NODE"},
     {"reverse-step", "rs", cmd_reverse_step, "reverse-step [N]", "undo the last node (N nodes): time travel"},
     {"reverse-continue", "rc", cmd_reverse_continue, "reverse-continue", "go back to the previous breakpoint or the start"},
@@ -288,5 +335,9 @@ static const Command RUN_COMMANDS[] = {
     {"record", NULL, cmd_record, "record FILE.npz [--all]", "save the inputs (--all: and every value so far) to replay"},
 };
 
+static const Command RUN_INFOS[] = {
+    {"inputs", NULL, info_inputs, "inputs", "the inputs the next run binds, and the files they came from"},
+};
+
 const CommandGroup CMD_GROUP_RUN = {"Running", RUN_COMMANDS, (int)(sizeof RUN_COMMANDS / sizeof RUN_COMMANDS[0]),
-                                    NULL, 0};
+                                    RUN_INFOS, (int)(sizeof RUN_INFOS / sizeof RUN_INFOS[0])};

@@ -97,16 +97,6 @@ EpStatus input_args_parse(const char *text, InputArgs *a, EpError *err)
 
 /* ---- names ------------------------------------------------------------------------- */
 
-int inputs_find(const Interp *ip, const char *name)
-{
-    for (int i = 0; i < interp_num_user_inputs(ip); i++) {
-        const UserInput *u = interp_user_input(ip, i);
-        if (strcmp(u->name, name) == 0 || (u->arg_name && strcmp(u->arg_name, name) == 0))
-            return i;
-    }
-    return -1;
-}
-
 char *inputs_display_name(const Interp *ip, int i)
 {
     const UserInput *u = interp_user_input(ip, i);
@@ -368,6 +358,7 @@ typedef struct Binder {
     int ni;
     Value *vals;
     bool *have;
+    char **where; /* per input, the file (entry) it came from */
     int next_positional;
 } Binder;
 
@@ -381,6 +372,8 @@ static EpStatus bind_at(Binder *b, int idx, const Value *v, const char *where, E
     }
     EpStatus rc = adapt_input(interp_user_input(b->ip, idx), v, where, &b->vals[idx], err);
     b->have[idx] = rc == EP_OK;
+    if (rc == EP_OK)
+        b->where[idx] = ep_xstrdup(where);
     return rc;
 }
 
@@ -397,7 +390,7 @@ static EpStatus bind_positional(Binder *b, const Value *v, const char *where, Ep
 /* An entry named by an input's name, or in<N> / arr_<N> (numpy's names). */
 static int entry_input(const Binder *b, const char *name)
 {
-    int idx = inputs_find(b->ip, name);
+    int idx = interp_find_user_input(b->ip, name);
     if (idx < 0 && (strncmp(name, "in", 2) == 0 || strncmp(name, "arr_", 4) == 0)) {
         const char *digits = name + (name[0] == 'i' ? 2 : 4);
         char *end;
@@ -489,7 +482,7 @@ static EpStatus bind_option(Binder *b, const char *spec, EpError *err)
 {
     const char *eq = strchr(spec, '=');
     char *name = eq ? ep_xstrndup(spec, (size_t)(eq - spec)) : NULL;
-    int idx = name ? inputs_find(b->ip, name) : -1;
+    int idx = name ? interp_find_user_input(b->ip, name) : -1;
     EpStatus rc = EP_OK;
     if (name && idx < 0 && access(spec, F_OK) != 0) {
         char *desc = interp_describe_inputs(b->ip);
@@ -508,12 +501,26 @@ static EpStatus bind_option(Binder *b, const char *spec, EpError *err)
     return rc;
 }
 
-EpStatus inputs_load(const Interp *ip, const InputArgs *a, const Value *keep, Value **vals, int *n, EpError *err)
+/* The example inputs as loaded values, each from the archive. */
+static EpStatus sample_inputs(const Interp *ip, Value **vals, char ***sources, int *n, EpError *err)
+{
+    EpStatus rc = interp_sample_inputs(ip, vals, n, err);
+    if (rc == EP_OK && sources) {
+        *sources = ep_xcalloc((size_t)(*n ? *n : 1), sizeof **sources);
+        for (int i = 0; i < *n; i++)
+            (*sources)[i] = ep_xstrdup("the archive's example inputs");
+    }
+    return rc;
+}
+
+EpStatus inputs_load_traced(const Interp *ip, const InputArgs *a, const Value *keep, Value **vals, char ***sources,
+                            int *n, EpError *err)
 {
     if (input_args_empty(a) && !keep)
-        return interp_sample_inputs(ip, vals, n, err);
+        return sample_inputs(ip, vals, sources, n, err);
     int ni = interp_num_user_inputs(ip);
-    Binder b = {ip, ni, ep_xcalloc((size_t)(ni ? ni : 1), sizeof(Value)), ep_xcalloc((size_t)(ni ? ni : 1), 1), 0};
+    size_t cap = (size_t)(ni ? ni : 1);
+    Binder b = {ip, ni, ep_xcalloc(cap, sizeof(Value)), ep_xcalloc(cap, 1), ep_xcalloc(cap, sizeof(char *)), 0};
     EpStatus rc = EP_OK;
     struct stat st;
     if (a->npz && stat(a->npz, &st) == 0 && S_ISDIR(st.st_mode)) {
@@ -536,6 +543,11 @@ EpStatus inputs_load(const Interp *ip, const InputArgs *a, const Value *keep, Va
         if (!b.have[i])
             rc = missing_inputs(&b, err);
     free(b.have);
+    if (rc || !sources) {
+        for (int i = 0; i < ni; i++)
+            free(b.where[i]);
+        free(b.where);
+    }
     if (rc) {
         for (int i = 0; i < ni; i++)
             value_clear(&b.vals[i]);
@@ -543,8 +555,22 @@ EpStatus inputs_load(const Interp *ip, const InputArgs *a, const Value *keep, Va
         return rc;
     }
     *vals = b.vals;
+    if (sources)
+        *sources = b.where;
     *n = ni;
     return EP_OK;
+}
+
+EpStatus inputs_load(const Interp *ip, const InputArgs *a, const Value *keep, Value **vals, int *n, EpError *err)
+{
+    return inputs_load_traced(ip, a, keep, vals, NULL, n, err);
+}
+
+void inputs_sources_free(char **sources, int n)
+{
+    for (int i = 0; sources && i < n; i++)
+        free(sources[i]);
+    free(sources);
 }
 
 EpStatus inputs_load_one(const Interp *ip, int idx, const char *path, Value *out, EpError *err)

@@ -12,7 +12,7 @@
 ** or NAME.npy (or .pt).
 **
 ** An input is named by its placeholder or by the argument name of the
-** user's forward when they differ (interp_user_input's arg_name).
+** user's forward when they differ (interp_find_user_input).
 */
 #ifndef EP_INPUTS_H
 #define EP_INPUTS_H
@@ -35,8 +35,6 @@ bool input_args_empty(const InputArgs *a);
 ** also `--input=F`), as the debugger's `run` takes them.  Appends to a. */
 EpStatus input_args_parse(const char *text, InputArgs *a, EpError *err);
 
-/* The user input named name (placeholder or forward argument name), or -1. */
-int inputs_find(const Interp *ip, const char *name);
 /* "x (l_x_)" when the argument name differs from the placeholder, else
 ** "x": how messages name input i.  A new string. */
 char *inputs_display_name(const Interp *ip, int i);
@@ -50,6 +48,13 @@ char *inputs_display_name(const Interp *ip, int i);
 ** array given for a bfloat16 input (numpy has no bfloat16) and 0-d arrays
 ** or numbers for SymInt/SymFloat/SymBool inputs. */
 EpStatus inputs_load(const Interp *ip, const InputArgs *a, const Value *keep, Value **vals, int *n, EpError *err);
+/* inputs_load, also telling where each value came from: (*sources)[i] is
+** "FILE", "FILE:NAME" (an .npz entry), "FILE: inputs[1]" (in a torch.save
+** file) or "the archive's example inputs", and NULL for a value kept from
+** keep.  sources may be NULL; free it with inputs_sources_free. */
+EpStatus inputs_load_traced(const Interp *ip, const InputArgs *a, const Value *keep, Value **vals, char ***sources,
+                            int *n, EpError *err);
+void inputs_sources_free(char **sources, int n);
 /* The value of user input idx from a file holding one array or number. */
 EpStatus inputs_load_one(const Interp *ip, int idx, const char *path, Value *out, EpError *err);
 /* One array from a file of any of the formats (.npy; an .npz or torch.save

@@ -123,6 +123,11 @@ const char *node_table_graph_name(const NodeTable *t, const char *name, int *nod
     for (int i = 0; i < ep->ninput_specs; i++)
         if (ep->input_specs[i].target && strcmp(ep->input_specs[i].target, name) == 0 && ep->graph.inputs[i].ref)
             return ep->graph.inputs[i].ref;
+    /* a user input by its forward's argument name, after the graph's own
+    ** names so an alias never hides a value */
+    int input = interp_find_user_input(ip, name);
+    if (input >= 0)
+        return interp_user_input(ip, input)->name;
     for (int i = 0; i < t->n; i++)
         if (strcmp(interp_node(ip, i)->name, name) == 0) {
             *node = i;

@@ -49,8 +49,8 @@ const NodeInfo *node_table_info(const NodeTable *t, int node);
 int node_table_find(const NodeTable *t, const char *name, EpError *err);
 
 /* The graph name (placeholder or node output) behind a user's name: the
-** name itself, a parameter/buffer/constant FQN, or a node's name for its
-** first output; NULL if none.  *node is the node defining it (-1 for a
+** name itself, a user input's argument name, a parameter/buffer/constant
+** FQN, or a node's name for its first output; NULL if none.  *node is the node defining it (-1 for a
 ** placeholder).  The string belongs to the interpreter's graph. */
 const char *node_table_graph_name(const NodeTable *t, const char *name, int *node);
 

@@ -12,33 +12,63 @@
 #include <string.h>
 #include <time.h>
 
+#include "inputs.h"
+
 /* ---- opening ---------------------------------------------------------------- */
 
-static void set_inputs(Session *s, const Value *inputs, int n)
+static void clear_inputs(Session *s)
 {
-    for (int i = 0; i < s->ninputs; i++)
+    for (int i = 0; i < s->ninputs; i++) {
         value_clear(&s->inputs[i]);
+        free(s->input_sources[i]);
+    }
     free(s->inputs);
+    free(s->input_sources);
+    s->inputs_rejected = false;
+}
+
+/* n inputs, all unset (V_NONE) and of unknown source. */
+static void alloc_inputs(Session *s, int n)
+{
     s->inputs = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->inputs);
+    s->input_sources = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->input_sources);
     s->ninputs = n;
-    for (int i = 0; i < n; i++)
-        s->inputs[i] = value_copy(&inputs[i]);
 }
 
 void session_set_inputs(Session *s, const Value *inputs, int n)
 {
-    set_inputs(s, inputs, n);
+    clear_inputs(s);
+    alloc_inputs(s, n);
+    for (int i = 0; i < n; i++)
+        s->inputs[i] = value_copy(&inputs[i]);
 }
 
 void session_set_input(Session *s, int i, const Value *v)
 {
-    if (!s->inputs) {
-        int n = interp_num_user_inputs(s->ip);
-        s->inputs = ep_xcalloc((size_t)(n ? n : 1), sizeof *s->inputs); /* all V_NONE */
-        s->ninputs = n;
-    }
+    if (!s->inputs)
+        alloc_inputs(s, interp_num_user_inputs(s->ip));
     value_clear(&s->inputs[i]);
     s->inputs[i] = value_copy(v);
+    s->inputs_rejected = false;
+    session_set_input_source(s, i, NULL);
+}
+
+void session_set_input_source(Session *s, int i, const char *source)
+{
+    if (i < 0 || i >= s->ninputs)
+        return;
+    free(s->input_sources[i]);
+    s->input_sources[i] = source ? ep_xstrdup(source) : NULL;
+}
+
+const char *session_input_source(const Session *s, int i)
+{
+    return i >= 0 && i < s->ninputs ? s->input_sources[i] : NULL;
+}
+
+bool session_inputs_rejected(const Session *s)
+{
+    return s->inputs_rejected;
 }
 
 const SessionOptions *session_options(const Session *s)
@@ -108,9 +138,7 @@ void session_free(Session *s)
     free(s->displays);
     free(s->display_ids);
     node_table_free(s->nodes);
-    for (int i = 0; i < s->ninputs; i++)
-        value_clear(&s->inputs[i]);
-    free(s->inputs);
+    clear_inputs(s);
     interp_free(s->ip);
     node_timer_free(s->timer); /* after the Interp whose hooks point to it */
     model_free(s->model);
@@ -176,10 +204,12 @@ char *session_nonfinite_inputs(const Session *s, int node)
 static Tensor *watch_target(Session *s, const char *name, EpError *err)
 {
     const ExportedProgram *ep = interp_program(s->ip);
+    int input = interp_find_user_input(s->ip, name);
     for (int i = 0; i < ep->ninput_specs; i++) {
         const InputSpec *sp = &ep->input_specs[i];
         const char *ph = ep->graph.inputs[i].ref;
-        bool match = (ph && strcmp(ph, name) == 0) || (sp->target && strcmp(sp->target, name) == 0);
+        bool match = (ph && strcmp(ph, name) == 0) || (sp->target && strcmp(sp->target, name) == 0) ||
+                     (input >= 0 && interp_user_input(s->ip, input)->spec_index == i);
         if (!match)
             continue;
         if (sp->kind != IN_PARAMETER && sp->kind != IN_BUFFER && sp->kind != IN_TENSOR_CONSTANT &&
@@ -354,16 +384,28 @@ const char *session_display(const Session *s, int i, int *id)
 
 /* ---- moving ----------------------------------------------------------------------- */
 
+/* How a message tells the user to give input i ("x" when it has one
+** name, "x" for l_x_ too: the name they wrote in forward). */
+static const char *input_user_name(const Session *s, int i)
+{
+    const UserInput *u = interp_user_input(s->ip, i);
+    return u->arg_name ? u->arg_name : u->name;
+}
+
 EpStatus session_restart(Session *s, EpError *err)
 {
     if (!s->inputs)
         return ep_fail(err, EP_ERR_USAGE, "no inputs are set (the archive stores no example inputs): give them "
                                           "with `run --input NAME=FILE` or `set NAME = FILE`");
     for (int i = 0; i < s->ninputs; i++)
-        if (s->inputs[i].kind == V_NONE)
-            return ep_fail(err, EP_ERR_USAGE, "input %s is not set: give it with `run --input %s=FILE` or `set %s "
-                           "= FILE`", interp_user_input(s->ip, i)->name, interp_user_input(s->ip, i)->name,
-                           interp_user_input(s->ip, i)->name);
+        if (s->inputs[i].kind == V_NONE) {
+            char *shown = inputs_display_name(s->ip, i);
+            const char *name = input_user_name(s, i);
+            EpStatus rc = ep_fail(err, EP_ERR_USAGE, "input %s is not set: give it with `run --input %s=FILE` or "
+                                  "`set %s = FILE`", shown, name, name);
+            free(shown);
+            return rc;
+        }
     /* Rewind first: undoing every step restores what in-place ops and the
     ** end-of-run write-back changed in buffers and inputs, so each run
     ** starts from the same state (PyTorch calling the module again would
@@ -374,6 +416,15 @@ EpStatus session_restart(Session *s, EpError *err)
     /* a copy: `record`, `check numerics` and the next restart need the
     ** inputs as given, whatever the program writes into them */
     EpStatus rc = interp_bind_copy(s->ip, s->inputs, s->ninputs, err);
+    s->inputs_rejected = rc == EP_ERR_INPUT;
+    if (rc == EP_ERR_INPUT) {
+        /* as gdb keeps `run ARGS`, the rejected inputs stay bound: a plain
+        ** `run` would fail the same way, so say how to change them */
+        const char *name = s->ninputs == 1 ? input_user_name(s, 0) : "NAME";
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, "\nThese inputs stay bound for the next `run`: give other "
+                 "inputs with `run --input %s=FILE`, or `set %s = FILE`.", name, name);
+    }
     resync_watches(s);
     stop_set(s, rc ? STOP_ERROR : STOP_START, rc ? -1 : 0, false);
     if (rc) {

@@ -51,8 +51,16 @@ const Value *session_inputs(const Session *s, int *n);
 void session_set_inputs(Session *s, const Value *inputs, int n);
 /* Rebind user input i for the next `run`/`restart` (a reference is taken),
 ** keeping the others; inputs never given stay unset (V_NONE), and a
-** restart names them until they are. */
+** restart names them until they are.  Its source becomes unknown. */
 void session_set_input(Session *s, int i, const Value *v);
+/* Where input i came from, for `info inputs`: "x.npy", "in.pt: inputs[1]",
+** "the archive's example inputs"; NULL when not told.  Setting the inputs
+** forgets their sources; a front end tells them after (copied). */
+void session_set_input_source(Session *s, int i, const char *source);
+const char *session_input_source(const Session *s, int i);
+/* Whether the program's guards refused the inputs as they are now, at the
+** last run or restart (they stay bound, as gdb keeps `run ARGS`). */
+bool session_inputs_rejected(const Session *s);
 
 /* ---- where nodes come from -------------------------------------------- */
 

@@ -17,7 +17,9 @@ struct Session {
     Model *model;
     Interp *ip;
     Value *inputs;           /* what run/restart bind (owned) */
+    char **input_sources;    /* per input, where it came from, or NULL (owned) */
     int ninputs;
+    bool inputs_rejected;    /* the guards refused these inputs at the last (re)start */
     NodeTable *nodes;        /* module scope, stack trace, name lookups (owned) */
     Breakpoint **bps;
     int nbps, next_bp_id;

@@ -81,8 +81,10 @@ Interp *interp_new(Model *model, const InterpOptions *opt, EpError *err)
         u->meta = ph->ref ? graph_tensor_meta(&ep->graph, ph->ref) : NULL;
         u->spec_index = i;
     }
+    char **arg_names = pytree_arg_names(ep, ip->inputs, ip->ninputs);
     for (int i = 0; i < ip->ninputs; i++)
-        ip->inputs[i].arg_name = pytree_arg_name(ep, ip->inputs, ip->ninputs, i);
+        ip->inputs[i].arg_name = arg_names[i];
+    free(arg_names);
     ip->user_output_spec = ep_xcalloc((size_t)(ep->noutput_specs ? ep->noutput_specs : 1), sizeof(int));
     for (int i = 0; i < ep->noutput_specs; i++)
         if (ep->output_specs[i].kind == OUT_USER_OUTPUT)
@@ -308,6 +310,16 @@ static void describe_input_tensor(const Interp *ip, const TensorMeta *m, StrBuf 
     for (int d = 0; d < n; d++)
         dims[d] = &m->sizes[d];
     describe_ranges_of(ip, dims, n, true, sb);
+}
+
+int interp_find_user_input(const Interp *ip, const char *name)
+{
+    for (int i = 0; i < ip->ninputs; i++) {
+        const UserInput *u = &ip->inputs[i];
+        if (strcmp(u->name, name) == 0 || (u->arg_name && strcmp(u->arg_name, name) == 0))
+            return i;
+    }
+    return -1;
 }
 
 char *interp_describe_inputs(const Interp *ip)
@@ -556,9 +568,9 @@ EpStatus interp_sample_inputs(const Interp *ip, Value **vals, int *n, EpError *e
     const Model *m = ip->model;
     if (!m->sample_inputs) {
         char *desc = interp_describe_inputs(ip);
-        EpStatus rc = ep_fail(err, EP_ERR_USAGE,
-                              "%s stores no example inputs; pass the %d input%s with --input FILE.npy (in this "
-                              "order) or --input NAME=FILE.npy:\n%s",
+        /* what to do about it is the front end's to say: options on the
+        ** command line, commands in the debugger */
+        EpStatus rc = ep_fail(err, EP_ERR_USAGE, "%s stores no example inputs; the program takes %d input%s:\n%s",
                               m->path, ip->ninputs, ip->ninputs == 1 ? "" : "s", desc);
         free(desc);
         return rc;

@@ -38,7 +38,8 @@ typedef struct UserInput {
     const char *name;       /* placeholder name */
     char *arg_name;         /* the user's forward argument name when the archive
                             ** records one that differs (2.2-era dynamo names
-                            ** placeholders l_x_), else NULL; see pytree_arg_name */
+                            ** placeholders l_x_; a keyword argument's key),
+                            ** else NULL; see pytree_arg_names */
     ArgKind kind;           /* ARG_TENSOR, ARG_SYM_INT, ARG_SYM_FLOAT, ARG_SYM_BOOL, ... */
     const TensorMeta *meta; /* tensors: dtype and symbolic shape (may be NULL) */
     int spec_index;         /* index in the program's input specs */
@@ -53,6 +54,10 @@ void interp_free(Interp *ip); /* NULL ok */
 const Model *interp_model(const Interp *ip);
 int interp_num_user_inputs(const Interp *ip);
 const UserInput *interp_user_input(const Interp *ip, int i);
+/* The user input a user calls name: its placeholder (l_x_) or its argument
+** name (x); -1 if none.  Every command naming an input (run --input, set,
+** print, watch, display, ...) looks it up here, so all take both. */
+int interp_find_user_input(const Interp *ip, const char *name);
 /* One line per user input: "x: float32[s0, 3] (s0 in [2, 1024]; 0 and 1
 ** also accepted at run time, as PyTorch does)", "n: SymInt = s1 (...)". */
 char *interp_describe_inputs(const Interp *ip);
@@ -82,7 +87,8 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err);
 ** out is EP_ERR_EXEC. */
 EpStatus interp_bind_copy(Interp *ip, const Value *inputs, int n, EpError *err);
 /* Same with the archive's stored example inputs (EP_ERR_USAGE when the
-** archive has none: the message lists the inputs to pass). */
+** archive has none: the message lists the inputs the program takes, and
+** the caller says how to give them). */
 EpStatus interp_bind_sample_inputs(Interp *ip, EpError *err);
 /* The sample inputs as Values (new array; caller clears each and frees). */
 EpStatus interp_sample_inputs(const Interp *ip, Value **vals, int *n, EpError *err);

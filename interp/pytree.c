@@ -12,6 +12,7 @@
 #include "pytree.h"
 
 #include <cjson/cJSON.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -268,6 +269,100 @@ EpStatus pytree_flatten(const char *in_spec, const PyObj *obj, Value **leaves, i
 
 /* ---- argument names ------------------------------------------------------- */
 
+/* The keys of the keyword arguments, per leaf of the in_spec: a leaf that
+** is a direct value of the kwargs dict (the second child of the root
+** (args, kwargs) tuple) was passed as forward(..., key=tensor), so key is
+** the user's name for it.  Leaves elsewhere (positional, or nested in a
+** container) have no name of their own. */
+typedef struct KeyWalk {
+    int leaf;   /* leaves seen so far */
+    char **keys; /* per leaf, n of them */
+    int n;
+} KeyWalk;
+
+static void leaf_seen(KeyWalk *w, const char *key)
+{
+    if (key && w->leaf < w->n)
+        w->keys[w->leaf] = ep_xstrdup(key);
+    w->leaf++;
+}
+
+/* role: 1 the root, 2 the kwargs dict, 0 any other node.  key: the node's
+** key in the kwargs dict, or NULL. */
+static void walk_json(const cJSON *spec, int role, const char *key, KeyWalk *w)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(spec, "type");
+    if (!type || cJSON_IsNull(type)) {
+        leaf_seen(w, key);
+        return;
+    }
+    cJSON *keys = NULL;
+    if (role == 2 && cJSON_IsString(type) && strcmp(type->valuestring, "builtins.dict") == 0) {
+        const cJSON *ctx = cJSON_GetObjectItemCaseSensitive(spec, "context");
+        keys = cJSON_IsString(ctx) ? cJSON_Parse(ctx->valuestring) : NULL;
+    }
+    const cJSON *kids = cJSON_GetObjectItemCaseSensitive(spec, "children_spec");
+    const cJSON *k = cJSON_IsArray(keys) ? keys->child : NULL;
+    int i = 0;
+    for (const cJSON *kid = cJSON_IsArray(kids) ? kids->child : NULL; kid; kid = kid->next, i++) {
+        walk_json(kid, role == 1 && i == 1 ? 2 : 0, k && cJSON_IsString(k) ? k->valuestring : NULL, w);
+        k = k ? k->next : NULL;
+    }
+    cJSON_Delete(keys);
+}
+
+/* The compact form ("T(T(*,*),D(scale:*))"); returns the position after
+** the node, or NULL when the text is malformed (the walk stops). */
+static const char *walk_compact(const char *s, int role, const char *key, KeyWalk *w)
+{
+    if (*s == '*') {
+        leaf_seen(w, key);
+        return s + 1;
+    }
+    if (!*s || s[1] != '(')
+        return NULL;
+    bool is_dict = *s == 'D' || *s == 'O';
+    s += 2;
+    for (int i = 0; s && *s && *s != ')'; i++) {
+        char child_key[128];
+        const char *ck = NULL;
+        if (is_dict) {
+            const char *colon = strchr(s, ':');
+            if (!colon)
+                return NULL;
+            if (role == 2 && colon - s < (ptrdiff_t)sizeof child_key) {
+                snprintf(child_key, sizeof child_key, "%.*s", (int)(colon - s), s);
+                ck = child_key;
+            }
+            s = colon + 1;
+        }
+        s = walk_compact(s, role == 1 && i == 1 ? 2 : 0, ck, w);
+        if (s && *s == ',')
+            s++;
+    }
+    return s && *s ? s + 1 : NULL;
+}
+
+/* The kwargs key of each of the n leaves of in_spec (NULL entries for the
+** others); a new array of new strings. */
+static char **kwarg_keys(const char *in_spec, int n)
+{
+    KeyWalk w = {0, ep_xcalloc((size_t)(n ? n : 1), sizeof(char *)), n};
+    const char *s = in_spec;
+    while (s && (*s == ' ' || *s == '\n'))
+        s++;
+    if (s && (*s == '[' || *s == '{')) {
+        cJSON *j = cJSON_Parse(s);
+        const cJSON *node = j && cJSON_IsArray(j) ? cJSON_GetArrayItem(j, 1) : j;
+        if (node && cJSON_IsObject(node))
+            walk_json(node, 1, NULL, &w);
+        cJSON_Delete(j);
+    } else if (s && *s) {
+        walk_compact(s, 1, NULL, &w);
+    }
+    return w.keys;
+}
+
 /* dynamo's placeholder for argument NAME: "l_" NAME "_" (the source
 ** L['NAME'] with every run of other characters made '_', lowercased). */
 static bool is_dynamo_name(const char *s)
@@ -276,18 +371,44 @@ static bool is_dynamo_name(const char *s)
     return n > 3 && strncmp(s, "l_", 2) == 0 && s[n - 1] == '_';
 }
 
-char *pytree_arg_name(const ExportedProgram *ep, const UserInput *inputs, int n, int i)
+char **pytree_arg_names(const ExportedProgram *ep, const UserInput *inputs, int n)
 {
+    char **names = ep_xcalloc((size_t)(n ? n : 1), sizeof *names);
+    const char *in_spec = NULL;
     for (int k = 0; k < ep->nmodule_calls; k++) {
         const ModuleCall *m = &ep->module_calls[k];
-        if (m->fqn[0] == '\0' && m->nforward_arg_names == n) {
-            const char *arg = m->forward_arg_names[i];
-            return strcmp(arg, inputs[i].name) != 0 ? ep_xstrdup(arg) : NULL;
+        if (m->fqn[0] != '\0')
+            continue;
+        if (m->nforward_arg_names == n) {
+            for (int i = 0; i < n; i++)
+                if (strcmp(m->forward_arg_names[i], inputs[i].name) != 0)
+                    names[i] = ep_xstrdup(m->forward_arg_names[i]);
+            return names;
         }
+        if (!in_spec)
+            in_spec = m->in_spec;
     }
-    for (int k = 0; k < n; k++)
-        if (!is_dynamo_name(inputs[k].name))
-            return NULL;
-    const char *ph = inputs[i].name;
-    return ep_xstrndup(ph + 2, strlen(ph) - 3);
+    /* the in_spec's leaves are the user inputs and the specialised
+    ** constants, in input-spec order */
+    int nleaves = 0;
+    for (int k = 0; k < ep->ninput_specs; k++)
+        nleaves += ep->input_specs[k].kind == IN_USER_INPUT || ep->input_specs[k].kind == IN_CONSTANT_INPUT;
+    char **keys = kwarg_keys(in_spec, nleaves);
+    bool dynamo = true;
+    for (int i = 0; i < n; i++)
+        dynamo = dynamo && is_dynamo_name(inputs[i].name);
+    for (int i = 0; i < n; i++) {
+        int leaf = 0;
+        for (int k = 0; k < inputs[i].spec_index && k < ep->ninput_specs; k++)
+            leaf += ep->input_specs[k].kind == IN_USER_INPUT || ep->input_specs[k].kind == IN_CONSTANT_INPUT;
+        const char *ph = inputs[i].name;
+        if (leaf < nleaves && keys[leaf])
+            names[i] = strcmp(keys[leaf], ph) != 0 ? ep_xstrdup(keys[leaf]) : NULL;
+        else if (dynamo)
+            names[i] = ep_xstrndup(ph + 2, strlen(ph) - 3);
+    }
+    for (int k = 0; k < nleaves; k++)
+        free(keys[k]);
+    free(keys);
+    return names;
 }

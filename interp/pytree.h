@@ -18,11 +18,12 @@ EpStatus pytree_flatten(const char *in_spec, const PyObj *obj, Value **leaves, i
 typedef struct ExportedProgram ExportedProgram;
 typedef struct UserInput UserInput;
 
-/* The name of user input i (of n) in the user's forward, when the archive
+/* The names of the n user inputs in the user's forward, where the archive
 ** records one that differs from the placeholder: the signature's
-** forward_arg_names when there is one per input, else, when every input is
-** named the way 2.2-era dynamo named them (L['x'] -> l_x_), the name inside.
-** A new string, or NULL. */
-char *pytree_arg_name(const ExportedProgram *ep, const UserInput *inputs, int n, int i);
+** forward_arg_names when there is one per input; else a keyword argument's
+** key from the in_spec's kwargs dict context; else, when every input is
+** named the way 2.2-era dynamo named them (L['x'] -> l_x_), the name
+** inside.  A new array of n new strings or NULLs. */
+char **pytree_arg_names(const ExportedProgram *ep, const UserInput *inputs, int n);
 
 #endif

@@ -15,6 +15,7 @@
 #include "interp/archive.h"
 #include "interp/npy.h"
 #include "interp/picklewrite.h"
+#include "interp/pytree.h"
 
 #define FIX "build/fixtures/"
 
@@ -220,9 +221,9 @@ START_TEST(test_legacy_argument_names)
     const UserInput *u = interp_user_input(p.ip, 0);
     ck_assert_str_eq(u->name, "l_x_");
     ck_assert_str_eq(u->arg_name, "x");
-    ck_assert_int_eq(inputs_find(p.ip, "x"), 0);
-    ck_assert_int_eq(inputs_find(p.ip, "l_x_"), 0);
-    ck_assert_int_eq(inputs_find(p.ip, "l_x"), -1);
+    ck_assert_int_eq(interp_find_user_input(p.ip, "x"), 0);
+    ck_assert_int_eq(interp_find_user_input(p.ip, "l_x_"), 0);
+    ck_assert_int_eq(interp_find_user_input(p.ip, "l_x"), -1);
     char *desc = interp_describe_inputs(p.ip);
     ck_assert_msg(strstr(desc, "  x (l_x_): float32[s0, 16]"), "%s", desc);
     free(desc);
@@ -264,6 +265,62 @@ START_TEST(test_legacy_argument_names)
     Prog q = prog_open(FIX "dynamic.pt2");
     ck_assert_ptr_null(interp_user_input(q.ip, 0)->arg_name);
     prog_close(&q);
+}
+END_TEST
+
+/* Keyword arguments: the in_spec's kwargs dict context names the leaves
+** passed as forward(..., key=value), in the versioned JSON and the compact
+** spec forms alike; positional leaves keep their placeholder (or dynamo)
+** names, and a specialised constant between them takes its leaf. */
+START_TEST(test_kwargs_argument_names)
+{
+    static const char *const specs[] = {
+        "[1, {\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": ["
+        "{\"type\": \"builtins.tuple\", \"context\": \"null\", \"children_spec\": ["
+        "{\"type\": null, \"context\": null, \"children_spec\": []},"
+        "{\"type\": null, \"context\": null, \"children_spec\": []}]},"
+        "{\"type\": \"builtins.dict\", \"context\": \"[\\\"mask\\\", \\\"scale\\\"]\", \"children_spec\": ["
+        "{\"type\": null, \"context\": null, \"children_spec\": []},"
+        "{\"type\": null, \"context\": null, \"children_spec\": []}]}]}]",
+        "T(T(*,*),D(mask:*,scale:*))",
+    };
+    /* placeholders x, (a constant), kw_mask, scale: the last is named by
+    ** its key already */
+    InputSpec is[5] = {{.kind = IN_PARAMETER}, {.kind = IN_USER_INPUT}, {.kind = IN_CONSTANT_INPUT},
+                       {.kind = IN_USER_INPUT}, {.kind = IN_USER_INPUT}};
+    UserInput in[3] = {{.name = "x", .spec_index = 1}, {.name = "kw_mask", .spec_index = 3},
+                       {.name = "scale", .spec_index = 4}};
+    for (int k = 0; k < 2; k++) {
+        char root[] = "";
+        ModuleCall top = {.fqn = root, .has_signature = true, .in_spec = (char *)specs[k]};
+        ExportedProgram ep = {.ninput_specs = 5, .input_specs = is, .nmodule_calls = 1, .module_calls = &top};
+        char **names = pytree_arg_names(&ep, in, 3);
+        ck_assert_ptr_null(names[0]);
+        ck_assert_msg(names[1] && strcmp(names[1], "mask") == 0, "spec %d: %s", k, names[1] ? names[1] : "NULL");
+        ck_assert_ptr_null(names[2]);
+        for (int i = 0; i < 3; i++)
+            free(names[i]);
+        free(names);
+    }
+}
+END_TEST
+
+/* print, watch, display and set take a legacy input by its argument name
+** as run --input does (the one lookup, interp_find_user_input). */
+START_TEST(test_argument_name_everywhere)
+{
+    const char *args[] = {"examples/mlp_legacy.pt2", "--no-blas", "-ex", "set x = tests/refs/mlp_legacy/in0.npy",
+                          "-ex", "info inputs", "-ex", "restart", "-ex", "print x[0, :2]", "-ex", "watch x",
+                          "-ex", "display x.shape", "-ex", "set x[0, 0] = 2", "-ex", "print l_x_[0, :2]", NULL};
+    RunResult r = test_run_binary(args, NULL, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s%s", r.code, r.out, r.err);
+    ck_assert_msg(strstr(r.out, "  x (l_x_): float32[4, 16]") && strstr(r.out, "(from tests/refs/mlp_legacy/in0.npy)"),
+                  "%s", r.out);
+    ck_assert_msg(strstr(r.out, "x[0, :2]: float32[2]\ntensor([-1.5256, -0.7502])"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "Watchpoint 1: x (float32[4, 16])"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "1: x.shape = torch.Size([4, 16])"), "%s", r.out);
+    ck_assert_msg(strstr(r.out, "l_x_[0, :2]: float32[2]\ntensor([ 2.0000, -0.7502])"), "%s", r.out);
+    run_result_free(&r);
 }
 END_TEST
 
@@ -320,6 +377,8 @@ Suite *suite_inputs(void)
     tcase_add_test(tc, test_torchsave_wrong_contents);
     tcase_add_test(tc, test_torchsave_symint_number);
     tcase_add_test(tc, test_legacy_argument_names);
+    tcase_add_test(tc, test_kwargs_argument_names);
+    tcase_add_test(tc, test_argument_name_everywhere);
     tcase_add_test(tc, test_dump_pt_round_trip);
     suite_add_tcase(s, tc);
     return s;

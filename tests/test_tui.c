@@ -373,6 +373,10 @@ START_TEST(test_tui_missing_inputs)
     tmux_start(&t, path, 100, 30, NULL);
     char *s = tmux_wait(&t, "--input");
     ck_assert_msg(strstr(s, "x: float32[1]"), "the dialog names the input:\n%s", s);
+    /* and says how to give it, as typed here: `:run ...`, not `run` */
+    ck_assert_msg(strstr(s, "`:run --input x=FILE`") && strstr(s, "`:set x = FILE`"), "the dialog's instruction:\n%s",
+                  s);
+    ck_assert_msg(!strstr(s, "--input FILE.npy"), "one instruction, not the command line's too:\n%s", s);
     free(s);
     tmux_keys(&t, "Enter", false);
     tmux_keys(&t, "q", true);
@@ -785,7 +789,7 @@ static Tui *open_tui(const char *path, Session **s)
     DebugArgs a = {0};
     a.path = path;
     char *note = NULL;
-    ck_assert(debug_session_open(&a, s, &note) == EP_OK);
+    ck_assert(debug_session_open(&a, true, s, &note) == EP_OK);
     free(note);
     static const char *const dirs[] = {"examples/src"};
     return tui_new(*s, path, dirs, 1, false);

@@ -119,8 +119,8 @@ static void list_io(const Interp *ip, InspectorPane *p, int node)
 }
 
 /* The graph name of what the user called name (a value, a node, an input's
-** placeholder or a parameter/buffer FQN), and the node computing it; NULL
-** when nothing is called that. */
+** placeholder or argument name, or a parameter/buffer FQN), and the node
+** computing it; NULL when nothing is called that. */
 static char *graph_name(const Interp *ip, const InspectorPane *p, const char *name, int *producer)
 {
     *producer = -1;
@@ -135,6 +135,9 @@ static char *graph_name(const Interp *ip, const InspectorPane *p, const char *na
         if (ph && (strcmp(ph, name) == 0 || (ep->input_specs[i].target && strcmp(ep->input_specs[i].target, name) == 0)))
             return ep_xstrdup(ph);
     }
+    int input = interp_find_user_input(ip, name); /* by the forward's argument name */
+    if (input >= 0)
+        return ep_xstrdup(interp_user_input(ip, input)->name);
     n = (intptr_t)strmap_get(&p->node_names, name);
     if (n > 0 && interp_node_num_outputs(ip, (int)n - 1) > 0) {
         *producer = (int)n - 1;

@@ -1,7 +1,7 @@
 # args: examples/mlp.pt2 --source-dir examples/src
 # exit: 0
 # Stepping forwards and backwards through the MLP example; breakpoints by
-# name, regex, source line and module.
+# name, regex, source line and module.  `until` alone is `next`, as in gdb.
 info graph
 break relu
 run
@@ -18,6 +18,8 @@ continue 2
 reverse-step
 reverse-step 2
 reverse-continue
+goto linear_2
+u
 goto linear_2
 until softmax
 goto end
