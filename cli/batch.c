@@ -119,13 +119,11 @@ int debug_session_open(const DebugArgs *a, bool full_screen, Session **out, char
         size_t len = strlen(err.msg);
         while (len && err.msg[len - 1] == '\n')
             err.msg[--len] = '\0';
-        const Interp *ip = session_interp(s);
-        const UserInput *u = interp_num_user_inputs(ip) == 1 ? interp_user_input(ip, 0) : NULL;
-        const char *name = !u ? "NAME" : u->arg_name ? u->arg_name : u->name;
-        const char *colon = full_screen ? ":" : "";
-        *note = ep_xasprintf("Note: %s\nGive %s with `%srun --input %s=FILE` (.npy, .npz or torch.save .pt), or "
-                             "`%sset %s = FILE` and then `%s`.", err.msg, u ? "it" : "them", colon, name, colon,
-                             name, full_screen ? "r" : "run");
+        char *how = inputs_how_to_give(session_interp(s), full_screen);
+        *note = ep_xasprintf("Note: %s\nGive %s with %s (.npy, .npz or torch.save .pt), then `%s`.", err.msg,
+                             interp_num_user_inputs(session_interp(s)) == 1 ? "it" : "them", how,
+                             full_screen ? "r" : "run");
+        free(how);
         *out = s;
         return EP_OK;
     }
@@ -136,8 +134,11 @@ int debug_session_open(const DebugArgs *a, bool full_screen, Session **out, char
     }
     free(vals);
     inputs_sources_free(sources, n);
-    if (session_restart(s, &err)) /* the stop holds the message: a guard failure is worth debugging */
-        *note = ep_xasprintf("The inputs do not satisfy the program: %s", err.msg);
+    if (session_restart(s, &err)) { /* the stop holds the message: a guard failure is worth debugging */
+        char *how = inputs_how_to_give(session_interp(s), full_screen);
+        *note = ep_xasprintf("The inputs do not satisfy the program: %s\nGive other inputs with %s.", err.msg, how);
+        free(how);
+    }
     *out = s;
     return EP_OK;
 }

@@ -111,6 +111,21 @@ static EpStatus moved(CmdCtx *c, EpStatus rc)
     return rc;
 }
 
+/* After run or restart: inputs the guards rejected stay bound, as gdb keeps
+** `run ARGS`, so a plain `run` fails the same way -- the error says how to
+** give others. */
+static EpStatus started(CmdCtx *c, EpStatus rc, EpError *err)
+{
+    if (rc == EP_ERR_INPUT && session_inputs_rejected(c->s)) {
+        char *how = inputs_how_to_give(session_interp(c->s), false);
+        size_t len = strlen(err->msg);
+        snprintf(err->msg + len, sizeof err->msg - len, "\nThese inputs stay bound for the next `run`: give other "
+                 "inputs with %s.", how);
+        free(how);
+    }
+    return moved(c, rc);
+}
+
 /* run [--input FILE|NAME=FILE]... [--inputs FILE|DIR]: as gdb's `run ARGS`,
 ** the options rebind the inputs they name for this run and the next ones;
 ** the others keep their values. */
@@ -141,14 +156,14 @@ static EpStatus cmd_run(CmdCtx *c, const char *args, EpError *err)
         inputs_sources_free(sources, n);
     }
     input_args_free(&a);
-    return rc ? rc : moved(c, session_run(c->s, err));
+    return rc ? rc : started(c, session_run(c->s, err), err);
 }
 
 static EpStatus cmd_restart(CmdCtx *c, const char *args, EpError *err)
 {
     if (*args)
         return ep_fail(err, EP_ERR_USAGE, "restart takes no arguments");
-    return moved(c, session_restart(c->s, err));
+    return started(c, session_restart(c->s, err), err);
 }
 
 static EpStatus cmd_step(CmdCtx *c, const char *args, EpError *err)
@@ -296,11 +311,8 @@ static EpStatus info_inputs(CmdCtx *c, const char *args, EpError *err)
         free(name);
     }
     const Stop *st = session_last_stop(c->s);
-    if (session_inputs_rejected(c->s) && st->detail) {
-        /* the guard's own words, without the advice the header gives */
-        size_t len = strcspn(st->detail, "\n");
-        out_printf(c->out, "The last run rejected them: %.*s\n", (int)len, st->detail);
-    }
+    if (session_inputs_rejected(c->s) && st->detail)
+        out_printf(c->out, "The last run rejected them: %s\n", st->detail);
     return EP_OK;
 }
 

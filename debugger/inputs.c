@@ -97,6 +97,19 @@ EpStatus input_args_parse(const char *text, InputArgs *a, EpError *err)
 
 /* ---- names ------------------------------------------------------------------------- */
 
+const char *inputs_user_name(const Interp *ip, int i)
+{
+    const UserInput *u = interp_user_input(ip, i);
+    return u->arg_name ? u->arg_name : u->name;
+}
+
+char *inputs_how_to_give(const Interp *ip, bool full_screen)
+{
+    const char *name = interp_num_user_inputs(ip) == 1 ? inputs_user_name(ip, 0) : "NAME";
+    const char *colon = full_screen ? ":" : "";
+    return ep_xasprintf("`%srun --input %s=FILE`, or `%sset %s = FILE`", colon, name, colon, name);
+}
+
 char *inputs_display_name(const Interp *ip, int i)
 {
     const UserInput *u = interp_user_input(ip, i);

@@ -35,6 +35,13 @@ bool input_args_empty(const InputArgs *a);
 ** also `--input=F`), as the debugger's `run` takes them.  Appends to a. */
 EpStatus input_args_parse(const char *text, InputArgs *a, EpError *err);
 
+/* The name a user gives input i in a command: the forward's argument name
+** (x for l_x_), else the placeholder.  Borrowed. */
+const char *inputs_user_name(const Interp *ip, int i);
+/* What to type to give inputs ("`run --input x=FILE`, or `set x = FILE`";
+** NAME for a program of several inputs; with full_screen the TUI's
+** `:run`, `:set`).  A new string. */
+char *inputs_how_to_give(const Interp *ip, bool full_screen);
 /* "x (l_x_)" when the argument name differs from the placeholder, else
 ** "x": how messages name input i.  A new string. */
 char *inputs_display_name(const Interp *ip, int i);

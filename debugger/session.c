@@ -384,14 +384,6 @@ const char *session_display(const Session *s, int i, int *id)
 
 /* ---- moving ----------------------------------------------------------------------- */
 
-/* How a message tells the user to give input i ("x" when it has one
-** name, "x" for l_x_ too: the name they wrote in forward). */
-static const char *input_user_name(const Session *s, int i)
-{
-    const UserInput *u = interp_user_input(s->ip, i);
-    return u->arg_name ? u->arg_name : u->name;
-}
-
 EpStatus session_restart(Session *s, EpError *err)
 {
     if (!s->inputs)
@@ -400,7 +392,7 @@ EpStatus session_restart(Session *s, EpError *err)
     for (int i = 0; i < s->ninputs; i++)
         if (s->inputs[i].kind == V_NONE) {
             char *shown = inputs_display_name(s->ip, i);
-            const char *name = input_user_name(s, i);
+            const char *name = inputs_user_name(s->ip, i);
             EpStatus rc = ep_fail(err, EP_ERR_USAGE, "input %s is not set: give it with `run --input %s=FILE` or "
                                   "`set %s = FILE`", shown, name, name);
             free(shown);
@@ -417,14 +409,6 @@ EpStatus session_restart(Session *s, EpError *err)
     ** inputs as given, whatever the program writes into them */
     EpStatus rc = interp_bind_copy(s->ip, s->inputs, s->ninputs, err);
     s->inputs_rejected = rc == EP_ERR_INPUT;
-    if (rc == EP_ERR_INPUT) {
-        /* as gdb keeps `run ARGS`, the rejected inputs stay bound: a plain
-        ** `run` would fail the same way, so say how to change them */
-        const char *name = s->ninputs == 1 ? input_user_name(s, 0) : "NAME";
-        size_t len = strlen(err->msg);
-        snprintf(err->msg + len, sizeof err->msg - len, "\nThese inputs stay bound for the next `run`: give other "
-                 "inputs with `run --input %s=FILE`, or `set %s = FILE`.", name, name);
-    }
     resync_watches(s);
     stop_set(s, rc ? STOP_ERROR : STOP_START, rc ? -1 : 0, false);
     if (rc) {
