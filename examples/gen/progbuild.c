@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "interp/interp.h"
+#include "interp/ops.h"
 #include "interp/picklewrite.h"
 #include "interp/zipwrite.h"
 
@@ -860,6 +861,23 @@ static char *render_module_stack(const ProgBuilder *pb0, const char *scope, PbEr
     return s;
 }
 
+/* NamedArgument.kind (schema 8) of input k as torch's serializer writes it:
+** serialize_inputs gives KEYWORD (2) to what the node holds in its kwargs,
+** which for an operator traced by torch.export are exactly the schema's
+** keyword-only arguments (after '*': alpha, dtype, layout, device,
+** pin_memory, memory_format, ...), and POSITIONAL (1) to the rest;
+** serialize_sym_op_inputs gives POSITIONAL to every operand of a
+** Python-level op (_operator.add, torch.sym_max).  A target epdbg has no
+** schema for keeps POSITIONAL. */
+static int input_kind(const PbNode *n, int k)
+{
+    const OpDef *op = op_lookup(n->target);
+    if (!op || (op->flags & OPF_POSITIONAL))
+        return 1;
+    int i = schema_arg_index(op->schema, n->in_names[k]);
+    return i >= 0 && op->schema->args[i].kwarg_only ? 2 : 1;
+}
+
 static cJSON *node_json(const ProgBuilder *pb, PbEra era, const PbNode *n)
 {
     cJSON *o = cJSON_CreateObject();
@@ -870,7 +888,7 @@ static cJSON *node_json(const ProgBuilder *pb, PbEra era, const PbNode *n)
         cJSON_AddStringToObject(na, "name", n->in_names[k]);
         cJSON_AddItemToObject(na, "arg", arg_json(era, &n->in_args[k]));
         if (era >= PB_ERA_2_11)
-            cJSON_AddNumberToObject(na, "kind", 1);
+            cJSON_AddNumberToObject(na, "kind", input_kind(n, k));
         cJSON_AddItemToArray(ins, na);
     }
     cJSON *outs = cJSON_AddArrayToObject(o, "outputs");
