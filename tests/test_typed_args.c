@@ -191,7 +191,9 @@ static Tensor *run_output(const char *dir, int k, DType dtype, int64_t n)
 **   a = add(x, y, *, alpha=2)                      = x + 3
 **   d = div(a, y, *, rounding_mode='floor')        = floor(a / 1.5)
 **   c = _to_copy(d, *, dtype=int32, layout=strided, device=cpu, memory_format=channels_last)
-**   s = as_strided(c, [6], [1])  -- c's storage, in NHWC order */
+**   s = as_strided(c, [6], [1])  -- c's storage, in NHWC order
+** and an _assert_tensor_metadata(x, dtype=..., device=..., layout=...) as
+** export's pass builds it, with dtype (positional in the schema) a kwarg. */
 START_TEST(test_keyword_only_arguments)
 {
     ProgBuilder *pb = pb_new("tests.KeywordOnly", false);
@@ -211,6 +213,8 @@ START_TEST(test_keyword_only_arguments)
             "self=%div dtype=dtype:int32 layout=layout:strided device=device:cpu memory_format=memfmt:channels_last",
             "_to_copy");
     pb_node(pb, "aten.as_strided.default", "as_strided", "self=%_to_copy size=[6] stride=[1]", "as_strided");
+    pb_node(pb, "aten._assert_tensor_metadata.default", "_assert_tensor_metadata_default",
+            "a=%x | dtype=dtype:float32 device=device:cpu layout=layout:strided", "");
     pb_output(pb, "_to_copy");
     pb_output(pb, "as_strided");
     char *dir = test_tmpdir();
@@ -224,7 +228,7 @@ START_TEST(test_keyword_only_arguments)
     Model *m = NULL;
     ck_assert_msg(model_open(path, NULL, &m, &err) == EP_OK, "%s", err.msg);
     const Graph *g = &m->ep->graph;
-    ck_assert_int_eq(g->nnodes, 5);
+    ck_assert_int_eq(g->nnodes, 6);
     const Node *full = &g->nodes[0], *add = &g->nodes[1], *div = &g->nodes[2], *copy = &g->nodes[3];
     static const struct { int node; const char *name; int kind; ArgKind arg; } want[] = {
         {0, "size", 1, ARG_INTS},         {0, "fill_value", 1, ARG_FLOAT},
@@ -234,6 +238,8 @@ START_TEST(test_keyword_only_arguments)
         {1, "alpha", 2, ARG_INT},         {2, "rounding_mode", 2, ARG_STRING},
         {3, "self", 1, ARG_TENSOR},       {3, "memory_format", 2, ARG_MEMORY_FORMAT},
         {4, "size", 1, ARG_INTS},         {4, "stride", 1, ARG_INTS},
+        {5, "a", 1, ARG_TENSOR},          {5, "dtype", 2, ARG_SCALAR_TYPE},
+        {5, "device", 2, ARG_DEVICE},     {5, "layout", 2, ARG_LAYOUT},
     };
     for (size_t i = 0; i < EP_ARRAY_LEN(want); i++) {
         const NamedArg *na = node_input(&g->nodes[want[i].node], want[i].name);
