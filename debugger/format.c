@@ -18,6 +18,7 @@
 */
 #include "format.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -550,13 +551,6 @@ static void append_device(StrBuf *sb, const char *s)
 
 static void append_value(StrBuf *sb, const Value *v, const PrintOptions *po, int depth)
 {
-    /* export schema codes (torch/_export/serde/schema.py Layout, MemoryFormat) */
-    static const char *const layouts[] = {
-        NULL, "sparse_coo", "sparse_csr", "sparse_csc", "sparse_bsr", "sparse_bsc", "_mkldnn", "strided",
-    };
-    static const char *const memfmts[] = {
-        NULL, "contiguous_format", "channels_last", "channels_last_3d", "preserve_format",
-    };
     switch (v->kind) {
     case V_NONE:
         sb_append(sb, "None");
@@ -593,17 +587,15 @@ static void append_value(StrBuf *sb, const Value *v, const PrintOptions *po, int
         sb_printf(sb, "torch.%s", dtype_name((DType)v->i));
         break;
     case V_LAYOUT:
-        if (v->i > 0 && v->i < (int64_t)EP_ARRAY_LEN(layouts))
-            sb_printf(sb, "torch.%s", layouts[v->i]);
-        else
-            sb_printf(sb, "<layout %lld>", (long long)v->i);
+    case V_MEMFMT: {
+        /* the names of the export schema's tables (interp/dtype.c), which are
+        ** Python's reprs: torch.strided, torch.channels_last; the codes come
+        ** from those tables (the loader rejects others), so fit in an int */
+        char buf[32];
+        int code = v->i >= INT_MIN && v->i <= INT_MAX ? (int)v->i : -1;
+        sb_append(sb, v->kind == V_LAYOUT ? layout_name(code, buf) : memory_format_name(code, buf));
         break;
-    case V_MEMFMT:
-        if (v->i > 0 && v->i < (int64_t)EP_ARRAY_LEN(memfmts))
-            sb_printf(sb, "torch.%s", memfmts[v->i]);
-        else
-            sb_printf(sb, "<memory_format %lld>", (long long)v->i);
-        break;
+    }
     case V_DEVICE:
         append_device(sb, v->s ? v->s : "cpu");
         break;

@@ -1,13 +1,17 @@
 /*
 ** test_typed_args.c -- typed operator arguments: the export schema's
 ** ScalarType, Layout and MemoryFormat tables, the kernels that take layout,
-** memory format and dtype arguments, and a PyTorch 2.8+ training-dialect
-** program whose .to(dtype) carries _assert_tensor_metadata(layout=as_layout 7).
+** memory format and dtype arguments, a PyTorch 2.8+ training-dialect
+** program whose .to(dtype) carries _assert_tensor_metadata(layout=as_layout 7),
+** and keyword-only arguments of every kind as schema 8 writes them
+** (NamedArgument.kind 2, KEYWORD).
 */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "examples/gen/progbuild.h"
+#include "interp/archive.h"
 #include "interp/npy.h"
 #include "interp/ops.h"
 #include "testutil.h"
@@ -156,6 +160,125 @@ START_TEST(test_to_dtype_program)
 }
 END_TEST
 
+/* The input called name of node n, or a failed test. */
+static const NamedArg *node_input(const Node *n, const char *name)
+{
+    for (int k = 0; k < n->ninputs; k++)
+        if (strcmp(n->inputs[k].name, name) == 0)
+            return &n->inputs[k];
+    ck_abort_msg("node '%s' has no input '%s'", n->name, name);
+    return NULL;
+}
+
+/* The .npy output k of a run into dir, checked to hold dtype and n values. */
+static Tensor *run_output(const char *dir, int k, DType dtype, int64_t n)
+{
+    EpError err = {0};
+    char *p = ep_xasprintf("%s/out%d.npy", dir, k);
+    Tensor *t = npy_load_file(p, &err);
+    ck_assert_msg(t, "%s: %s", p, err.msg);
+    ck_assert_int_eq(t->dtype, dtype);
+    ck_assert_int_eq(tensor_numel(t), n);
+    free(p);
+    return t;
+}
+
+/* Keyword-only arguments (after '*' in the schema) of each kind, as
+** torch.export's graph holds them in a node's kwargs and schema 8's
+** serializer writes them: NamedArgument kind 2 (KEYWORD), the others kind 1.
+** The loader binds them by name; the values are known exactly:
+**   y = full([1, 2, 1, 3], 1.5, *, dtype=float32, layout=strided, device=cpu, pin_memory=False)
+**   a = add(x, y, *, alpha=2)                      = x + 3
+**   d = div(a, y, *, rounding_mode='floor')        = floor(a / 1.5)
+**   c = _to_copy(d, *, dtype=int32, layout=strided, device=cpu, memory_format=channels_last)
+**   s = as_strided(c, [6], [1])  -- c's storage, in NHWC order
+** and an _assert_tensor_metadata(x, dtype=..., device=..., layout=...) as
+** export's pass builds it, with dtype (positional in the schema) a kwarg. */
+START_TEST(test_keyword_only_arguments)
+{
+    ProgBuilder *pb = pb_new("tests.KeywordOnly", false);
+    int64_t xs[4] = {1, 2, 1, 3};
+    Tensor *x = tensor_empty(DT_F32, 4, xs, NULL);
+    const float xv[6] = {-2.75f, -1.5f, -0.25f, 0.5f, 1.75f, 7.0f};
+    memcpy(tensor_data(x), xv, sizeof xv);
+    pb_input(pb, "x", x, NULL);
+    tensor_unref(x);
+    pb_at(pb, "tests/keyword_only.py", 5, "forward", "return f(x)");
+    pb_node(pb, "aten.full.default", "full",
+            "size=[1, 2, 1, 3] fill_value=1.5 dtype=dtype:float32 layout=layout:strided device=device:cpu "
+            "pin_memory=False", "full");
+    pb_node(pb, "aten.add.Tensor", "add", "self=%x other=%full alpha=2", "add");
+    pb_node(pb, "aten.div.Tensor_mode", "div", "self=%add other=%full rounding_mode='floor'", "div");
+    pb_node(pb, "aten._to_copy.default", "_to_copy",
+            "self=%div dtype=dtype:int32 layout=layout:strided device=device:cpu memory_format=memfmt:channels_last",
+            "_to_copy");
+    pb_node(pb, "aten.as_strided.default", "as_strided", "self=%_to_copy size=[6] stride=[1]", "as_strided");
+    pb_node(pb, "aten._assert_tensor_metadata.default", "_assert_tensor_metadata_default",
+            "a=%x | dtype=dtype:float32 device=device:cpu layout=layout:strided", "");
+    pb_output(pb, "_to_copy");
+    pb_output(pb, "as_strided");
+    char *dir = test_tmpdir();
+    char *path = ep_xasprintf("%s/keyword_only.pt2", dir);
+    EpError err = {0};
+    PbWriteOptions opt = {.era = PB_ERA_2_11};
+    ck_assert_msg(pb_write(pb, path, &opt, &err) == EP_OK, "%s", err.msg);
+    pb_free(pb);
+
+    /* read back: each argument's kind and value */
+    Model *m = NULL;
+    ck_assert_msg(model_open(path, NULL, &m, &err) == EP_OK, "%s", err.msg);
+    const Graph *g = &m->ep->graph;
+    ck_assert_int_eq(g->nnodes, 6);
+    const Node *full = &g->nodes[0], *add = &g->nodes[1], *div = &g->nodes[2], *copy = &g->nodes[3];
+    static const struct { int node; const char *name; int kind; ArgKind arg; } want[] = {
+        {0, "size", 1, ARG_INTS},         {0, "fill_value", 1, ARG_FLOAT},
+        {0, "dtype", 2, ARG_SCALAR_TYPE}, {0, "layout", 2, ARG_LAYOUT},
+        {0, "device", 2, ARG_DEVICE},     {0, "pin_memory", 2, ARG_BOOL},
+        {1, "self", 1, ARG_TENSOR},       {1, "other", 1, ARG_TENSOR},
+        {1, "alpha", 2, ARG_INT},         {2, "rounding_mode", 2, ARG_STRING},
+        {3, "self", 1, ARG_TENSOR},       {3, "memory_format", 2, ARG_MEMORY_FORMAT},
+        {4, "size", 1, ARG_INTS},         {4, "stride", 1, ARG_INTS},
+        {5, "a", 1, ARG_TENSOR},          {5, "dtype", 2, ARG_SCALAR_TYPE},
+        {5, "device", 2, ARG_DEVICE},     {5, "layout", 2, ARG_LAYOUT},
+    };
+    for (size_t i = 0; i < EP_ARRAY_LEN(want); i++) {
+        const NamedArg *na = node_input(&g->nodes[want[i].node], want[i].name);
+        ck_assert_msg(na->kind == want[i].kind && na->arg.kind == want[i].arg, "node %d '%s': kind %d, %s",
+                      want[i].node, want[i].name, na->kind, arg_kind_name(na->arg.kind));
+    }
+    ck_assert_int_eq(node_input(full, "dtype")->arg.lit.i, 7); /* ScalarType.FLOAT */
+    ck_assert_int_eq(node_input(full, "layout")->arg.lit.i, LAYOUT_STRIDED);
+    ck_assert_str_eq(node_input(full, "device")->arg.lit.s, "cpu");
+    ck_assert(!node_input(full, "pin_memory")->arg.lit.b);
+    ck_assert_int_eq(node_input(add, "alpha")->arg.lit.i, 2);
+    ck_assert_str_eq(node_input(div, "rounding_mode")->arg.lit.s, "floor");
+    ck_assert_int_eq(node_input(copy, "dtype")->arg.lit.i, 4); /* ScalarType.INT */
+    ck_assert_int_eq(node_input(copy, "memory_format")->arg.lit.i, MF_CHANNELS_LAST);
+    model_free(m);
+
+    /* end to end */
+    RunResult r = test_run_binary((const char *[]){"run", path, "--outputs", dir, NULL}, NULL, NULL);
+    ck_assert_msg(r.code == 0, "exit %d: %s", r.code, r.err);
+    run_result_free(&r);
+    Tensor *c = run_output(dir, 0, DT_I32, 6), *s = run_output(dir, 1, DT_I32, 6);
+    /* floor((x + 3) / 1.5): 0.25, 1.5, 2.75, 3.5, 4.75, 10 over 1.5 */
+    const int32_t want_c[6] = {0, 1, 1, 2, 3, 6};
+    /* NHWC storage of [1, 2, 1, 3]: (w0 c0) (w0 c1) (w1 c0) ... = c[0], c[3], c[1], c[4], c[2], c[5] */
+    const int32_t want_s[6] = {0, 2, 1, 3, 1, 6};
+    for (int i = 0; i < 6; i++) {
+        ck_assert_int_eq(((const int32_t *)tensor_data(c))[i], want_c[i]);
+        ck_assert_int_eq(((const int32_t *)tensor_data(s))[i], want_s[i]);
+    }
+    tensor_unref(c);
+    tensor_unref(s);
+    char *rm = ep_xasprintf("rm -rf '%s'", dir);
+    ck_assert_int_eq(system(rm), 0);
+    free(rm);
+    free(path);
+    free(dir);
+}
+END_TEST
+
 Suite *suite_typed_args(void)
 {
     Suite *s = suite_create("typed_args");
@@ -163,6 +286,7 @@ Suite *suite_typed_args(void)
     tcase_add_test(tc, test_enum_tables);
     tcase_add_test(tc, test_layout_and_memory_format_arguments);
     tcase_add_test(tc, test_to_dtype_program);
+    tcase_add_test(tc, test_keyword_only_arguments);
     suite_add_tcase(s, tc);
     return s;
 }

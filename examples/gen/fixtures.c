@@ -301,7 +301,8 @@ static ProgBuilder *cancel(void)
 
 /* x.to(torch.int32) and x.to(torch.float64) as PyTorch 2.8+'s training
 ** dialect writes them: an _assert_tensor_metadata of the input's dtype,
-** device and layout (as_layout 7, torch.strided) before each conversion.
+** device and layout (as_layout 7, torch.strided) before each conversion,
+** given as kwargs by the export pass that inserts it (hence the '|').
 ** wrong_dtype: the assertion expects float16, so the run fails as PyTorch's
 ** does ("Tensor dtype mismatch! Expected: Half, Got: float"). */
 static ProgBuilder *to_dtype(bool wrong_dtype)
@@ -315,14 +316,14 @@ static ProgBuilder *to_dtype(bool wrong_dtype)
     input(pb, "x", x, NULL);
     pb_at(pb, "fixtures/to_dtype.py", 8, "forward", "return x.to(torch.int32), x.to(torch.float64)");
     pb_node(pb, "aten._assert_tensor_metadata.default", "_assert_tensor_metadata_default",
-            wrong_dtype ? "a=%x dtype=dtype:float16 device=device:cpu layout=layout:strided"
-                        : "a=%x dtype=dtype:float32 device=device:cpu layout=layout:strided",
+            wrong_dtype ? "a=%x | dtype=dtype:float16 device=device:cpu layout=layout:strided"
+                        : "a=%x | dtype=dtype:float32 device=device:cpu layout=layout:strided",
             "");
     pb_node(pb, "aten._to_copy.default", "_to_copy",
             "self=%x dtype=dtype:int32 layout=layout:strided device=device:cpu memory_format=memfmt:preserve",
             "_to_copy");
     pb_node(pb, "aten._assert_tensor_metadata.default", "_assert_tensor_metadata_default_1",
-            "a=%x size=[2, 3] dtype=dtype:float32 device=device:cpu layout=layout:strided", "");
+            "a=%x | size=[2, 3] dtype=dtype:float32 device=device:cpu layout=layout:strided", "");
     pb_node(pb, "aten.to.dtype_layout", "to",
             "self=%x dtype=dtype:float64 layout=layout:strided device=device:cpu memory_format=memfmt:contiguous",
             "to");

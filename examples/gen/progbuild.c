@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "interp/interp.h"
+#include "interp/ops.h"
 #include "interp/picklewrite.h"
 #include "interp/zipwrite.h"
 
@@ -122,6 +123,7 @@ void pb_free(ProgBuilder *pb)
         }
         free(n->in_names);
         free(n->in_args);
+        free(n->in_kwarg);
         for (int k = 0; k < n->nout; k++)
             pb_arg_free(&n->outs[k]);
         free(n->outs);
@@ -485,7 +487,13 @@ void pb_node(ProgBuilder *pb, const char *target, const char *name, const char *
     }
     n->name = ep_xstrdup(name);
     const char *p = skip(args);
+    bool kwargs = false;
     while (*p) {
+        if (*p == '|') { /* the rest are the FX node's kwargs */
+            kwargs = true;
+            p = skip(p + 1);
+            continue;
+        }
         char key[64];
         p = parse_word(p, key, sizeof key);
         char *colon = strchr(key, ':');
@@ -496,7 +504,9 @@ void pb_node(ProgBuilder *pb, const char *target, const char *name, const char *
             die("argument (expected name=value)", args);
         n->in_names = ep_xrealloc(n->in_names, (size_t)(n->nin + 1) * sizeof *n->in_names);
         n->in_args = ep_xrealloc(n->in_args, (size_t)(n->nin + 1) * sizeof *n->in_args);
+        n->in_kwarg = ep_xrealloc(n->in_kwarg, (size_t)(n->nin + 1) * sizeof *n->in_kwarg);
         n->in_names[n->nin] = ep_xstrdup(key);
+        n->in_kwarg[n->nin] = kwargs;
         p = parse_value(p + 1, &n->in_args[n->nin], args);
         n->nin++;
         p = skip(p);
@@ -860,6 +870,27 @@ static char *render_module_stack(const ProgBuilder *pb0, const char *scope, PbEr
     return s;
 }
 
+/* NamedArgument.kind (schema 8) of input k as torch's serializer writes it:
+** serialize_inputs gives KEYWORD (2) to what the FX node holds in its
+** kwargs and POSITIONAL (1) to the rest.  A traced operator's kwargs are
+** its schema's keyword-only arguments (after '*': alpha, dtype, layout,
+** device, pin_memory, memory_format, ...), as the dispatcher hands them to
+** the tracer; a node an export pass builds holds the kwargs the pass gave it
+** (the builder's inputs after '|': _assert_tensor_metadata's dtype).
+** serialize_sym_op_inputs gives POSITIONAL to every operand of a
+** Python-level op (_operator.add, torch.sym_max).  A target epdbg has no
+** schema for keeps what the text says. */
+static int input_kind(const PbNode *n, int k)
+{
+    if (n->in_kwarg[k])
+        return 2;
+    const OpDef *op = op_lookup(n->target);
+    if (!op || (op->flags & OPF_POSITIONAL))
+        return 1;
+    int i = schema_arg_index(op->schema, n->in_names[k]);
+    return i >= 0 && op->schema->args[i].kwarg_only ? 2 : 1;
+}
+
 static cJSON *node_json(const ProgBuilder *pb, PbEra era, const PbNode *n)
 {
     cJSON *o = cJSON_CreateObject();
@@ -870,7 +901,7 @@ static cJSON *node_json(const ProgBuilder *pb, PbEra era, const PbNode *n)
         cJSON_AddStringToObject(na, "name", n->in_names[k]);
         cJSON_AddItemToObject(na, "arg", arg_json(era, &n->in_args[k]));
         if (era >= PB_ERA_2_11)
-            cJSON_AddNumberToObject(na, "kind", 1);
+            cJSON_AddNumberToObject(na, "kind", input_kind(n, k));
         cJSON_AddItemToArray(ins, na);
     }
     cJSON *outs = cJSON_AddArrayToObject(o, "outputs");

@@ -12,6 +12,11 @@
 **   3 True None      int, bool, None           'tanh'         str
 **   dtype:float32    device:cpu                memfmt:contiguous   layout:strided
 **
+** Schema 8 records whether each input was passed by keyword: an operator's
+** keyword-only arguments are, as in every traced graph; inputs after a '|'
+** are too, for nodes an export pass builds with explicit kwargs
+** ("a=%x | dtype=dtype:float32 device=device:cpu").
+**
 **   pb_node(pb, "aten.linear.default", "linear", "input=%x weight=%w bias=%b",
 **           "linear");
 **

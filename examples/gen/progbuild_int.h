@@ -27,6 +27,7 @@ typedef struct PbNode {
     int nin;
     char **in_names;
     Arg *in_args;
+    bool *in_kwarg;     /* written after '|': in the FX node's kwargs */
     int nout;
     Arg *outs;
     char *stack_trace, *module_stack, *source_fn, *torch_fn;

@@ -161,13 +161,16 @@ static EpStatus where_values(OpCall *c, Tensor *x, Tensor *y)
     return run_where(c, cond, x, y, result_type(2, vals, 0, NULL), NULL);
 }
 
-/* Wrap args[i] when it is a Scalar, else borrow it; *owned gets the wrap. */
+/* Wrap argument i when it is a Scalar, else borrow it; *owned gets the wrap.
+** The overloads differ in which operand is a Scalar, so the value's kind
+** says which this one is. */
 static Tensor *tensor_or_wrapped(OpCall *c, int i, Tensor **owned)
 {
     *owned = NULL;
-    if (c->args[i].kind == V_TENSOR)
-        return c->args[i].t;
-    *owned = value_wrap_number(arg_scalar(c, i), c->err);
+    const Value *v = arg_value(c, i, SCHEMA_BIT(ST_TENSOR) | SCHEMA_BIT(ST_SCALAR));
+    if (v->kind == V_TENSOR)
+        return v->t;
+    *owned = value_wrap_number(v, c->err);
     return *owned;
 }
 

@@ -358,11 +358,12 @@ EpStatus k_arange(OpCall *c)
 ** Python number. */
 static EpStatus bound_value(OpCall *c, int i, const char *name, Value *out)
 {
-    if (c->args[i].kind != V_TENSOR) {
-        *out = c->args[i];
+    const Value *v = arg_value(c, i, SCHEMA_BIT(ST_TENSOR) | SCHEMA_BIT(ST_SCALAR));
+    if (v->kind != V_TENSOR) {
+        *out = *v;
         return EP_OK;
     }
-    const Tensor *t = c->args[i].t;
+    const Tensor *t = v->t;
     if (t->ndim != 0)
         return op_fail(c, "%s only supports 0-dimensional start and end tensors, but got a bound with %d "
                        "dimension(s).", name, t->ndim);

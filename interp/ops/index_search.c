@@ -172,9 +172,10 @@ EpStatus k_isin_tensor_tensor(OpCall *c)
 ** promotion. */
 static EpStatus isin_scalar(OpCall *c, int scalar_arg, bool assume_unique)
 {
-    if (c->args[scalar_arg].kind == V_BOOL)
+    const Value *s = arg_scalar(c, scalar_arg);
+    if (s->kind == V_BOOL)
         return op_fail(c, "Unsupported input type encountered for isin(): Bool");
-    Tensor *t = value_wrap_number(arg_scalar(c, scalar_arg), c->err);
+    Tensor *t = value_wrap_number(s, c->err);
     if (!t)
         return EP_ERR_EXEC;
     EpStatus rc = scalar_arg == 0 ? isin_core(c, t, arg_tensor(c, 1), assume_unique, arg_bool(c, 3))

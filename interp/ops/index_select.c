@@ -427,14 +427,15 @@ EpStatus k_index_copy_(OpCall *c) { return index_copy_common(c, true); }
 static EpStatus index_fill_common(OpCall *c, bool inplace, bool tensor_value)
 {
     Tensor *self = arg_tensor(c, 0), *index = arg_tensor(c, 2);
-    Value v = c->args[3];
+    Value v;
     if (tensor_value) {
         const Tensor *vt = arg_tensor(c, 3);
         if (vt->ndim != 0)
             return op_fail(c, "index_fill_ only supports a 0-dimensional value tensor, but got tensor with %d "
                               "dimension(s).", vt->ndim);
         v = index_item(vt);
-    }
+    } else
+        v = *arg_scalar(c, 3);
     if (index->dtype != DT_I64)
         return op_fail(c, "IndexError: index_fill_(): Expected dtype int64 for index.");
     Tensor *out;

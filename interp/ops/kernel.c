@@ -1,9 +1,11 @@
 /*
 ** kernel.c -- the out-of-line helpers every kernel family uses: reading an
-** int list argument, failing with the operator's name, and PyTorch's type
-** promotion (result_type).  They sit below the kernels and call only into
+** int or float list argument, failing with the operator's name, and
+** PyTorch's type promotion (result_type).  They sit below the kernels and call only into
 ** interp/ (errors, dtypes), so no kernel has to call up into the registry.
 */
+/* the out-of-line accessors below read the argument array kernel.h hides */
+#define EP_KERNEL_ACCESSORS
 #include "kernel.h"
 
 #include <stdarg.h>
@@ -28,7 +30,7 @@ void arg_kind_violation(const OpCall *c, int i, const char *accessor)
 int arg_int_list(const OpCall *c, int i, int64_t *out, int max)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_INT_LIST) | SCHEMA_BIT(ST_INT), "arg_int_list");
-    const Value *v = &c->args[i];
+    const Value *v = &c->arg_values[i];
     if (v->kind == V_INT) { /* a bare int where int[] was expected */
         if (max < 1)
             return -1;
@@ -41,6 +43,23 @@ int arg_int_list(const OpCall *c, int i, int64_t *out, int max)
         const Value *e = &v->list->items[k];
         out[k] = e->kind == V_INT ? e->i : e->kind == V_BOOL ? e->b : (int64_t)e->f;
     }
+    return v->list->n;
+}
+
+int arg_float_list(const OpCall *c, int i, double *out, int max)
+{
+    arg_expect(c, i, SCHEMA_BIT(ST_FLOAT_LIST) | SCHEMA_BIT(ST_FLOAT), "arg_float_list");
+    const Value *v = &c->arg_values[i];
+    if (v->kind == V_FLOAT || v->kind == V_INT) { /* a bare float where float[] was expected */
+        if (max < 1)
+            return -1;
+        out[0] = value_as_f64(v);
+        return 1;
+    }
+    if (v->kind != V_LIST || v->list->n > max)
+        return -1;
+    for (int k = 0; k < v->list->n; k++)
+        out[k] = value_as_f64(&v->list->items[k]);
     return v->list->n;
 }
 

@@ -24,8 +24,9 @@
 ** nothing compares target strings at run time.
 **
 ** Calling convention.  The loader binds a node's named inputs to the schema
-** by name, fills defaults, and checks kinds, so a kernel receives c->args[i]
-** in schema order with these kinds (anything else is a loader bug):
+** by name, fills defaults, and checks kinds, so a kernel receives argument i
+** in schema order -- read only through the accessors below -- with these
+** kinds (anything else is a loader bug):
 **   Tensor            V_TENSOR (a Python number given for a Tensor becomes a
 **                     0-d "wrapped number" tensor: Tensor.wrapped_number)
 **                                              Tensor?      V_TENSOR or V_NONE
@@ -46,10 +47,11 @@
 ** that same Tensor.  On failure a kernel returns ep_fail(c->err, ...) and
 ** leaves outs unset (or V_NONE); it must not leak what it allocated.
 **
-** The helpers declared here that are not inline (arg_int_list, op_fail,
-** result_type) are defined in kernel.c, op_invoke in table.c.  Kernels call
-** down into interp/ (tensors, values, dtypes) and within this folder only;
-** nothing in this folder calls the registry's front (interp/ops.c).
+** The helpers declared here that are not inline (arg_int_list,
+** arg_float_list, op_fail, result_type) are defined in kernel.c, op_invoke
+** in table.c.  Kernels call down into interp/ (tensors, values, dtypes) and
+** within this folder only; nothing in this folder calls the registry's
+** front (interp/ops.c).
 */
 #ifndef EP_OPS_KERNEL_H
 #define EP_OPS_KERNEL_H
@@ -97,7 +99,9 @@ extern const KernelConfig KERNEL_CONFIG_DEFAULT;
 
 struct OpCall {
     const OpDef *op;
-    Value *args; /* borrowed, schema order */
+    /* borrowed, schema order; named only by the accessors (see the poison
+    ** after them), so a kernel cannot read an argument past their check */
+    Value *arg_values;
     int nargs;
     Value *outs; /* filled by the kernel, owned by the caller */
     int nouts;
@@ -137,12 +141,14 @@ EpStatus op_invoke(const OpCall *parent, OpId id, int nargs, const Value *args, 
 **   arg_tensor         Tensor, Tensor?
 **   arg_int            int, SymInt, Scalar            arg_float   float, Scalar
 **   arg_bool           bool, SymBool                  arg_str     str
-**   arg_scalar         Scalar (the Value as written)  arg_value   any (raw Value)
+**   arg_scalar         Scalar (the Value as written)  arg_value   the types the kernel names
 **   arg_list           any list type                  arg_int_list int[], SymInt[], int
 **                                                     (an int as a one-item list: kernels
 **                                                     shared by .dim and .dims overloads)
+**   arg_float_list     float[], float (likewise)
 **   arg_dtype          ScalarType                     arg_layout  Layout
-**   arg_memory_format  MemoryFormat                   arg_device  Device */
+**   arg_memory_format  MemoryFormat                   arg_device  Device
+**   op_forward         all arguments, handed unread to another operator */
 
 #define SCHEMA_BIT(t) (1u << (t))
 enum {
@@ -170,42 +176,42 @@ static inline void arg_expect(const OpCall *c, int i, unsigned types, const char
 static inline bool arg_is_none(const OpCall *c, int i)
 {
     arg_expect(c, i, ~0u, "arg_is_none");
-    return c->args[i].kind == V_NONE;
+    return c->arg_values[i].kind == V_NONE;
 }
 /* The tensor, or NULL for None. */
 static inline Tensor *arg_tensor(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_TENSOR), "arg_tensor");
-    return c->args[i].kind == V_TENSOR ? c->args[i].t : NULL;
+    return c->arg_values[i].kind == V_TENSOR ? c->arg_values[i].t : NULL;
 }
 static inline int64_t arg_int(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_INT) | SCHEMA_BIT(ST_SCALAR), "arg_int");
-    const Value *v = &c->args[i];
+    const Value *v = &c->arg_values[i];
     return v->kind == V_INT ? v->i : v->kind == V_BOOL ? v->b : (int64_t)v->f;
 }
 static inline double arg_float(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_FLOAT) | SCHEMA_BIT(ST_SCALAR), "arg_float");
-    return value_as_f64(&c->args[i]);
+    return value_as_f64(&c->arg_values[i]);
 }
 static inline bool arg_bool(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_BOOL), "arg_bool");
-    const Value *v = &c->args[i];
+    const Value *v = &c->arg_values[i];
     return v->kind == V_BOOL ? v->b : v->kind == V_INT ? v->i != 0 : v->f != 0;
 }
 static inline const char *arg_str(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_STR), "arg_str");
-    return c->args[i].kind == V_STR ? c->args[i].s : NULL;
+    return c->arg_values[i].kind == V_STR ? c->arg_values[i].s : NULL;
 }
 /* A Scalar argument as the program wrote it (V_INT, V_FLOAT, V_BOOL; V_NONE
 ** for a None Scalar?). */
 static inline const Value *arg_scalar(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_SCALAR), "arg_scalar");
-    return &c->args[i];
+    return &c->arg_values[i];
 }
 /* The raw Value of an argument whose kinds the kernel dispatches on itself
 ** (a Tensor-or-Scalar operand, a SymInt-or-SymFloat, ...); types is the
@@ -213,41 +219,62 @@ static inline const Value *arg_scalar(const OpCall *c, int i)
 static inline const Value *arg_value(const OpCall *c, int i, unsigned types)
 {
     arg_expect(c, i, types, "arg_value");
-    return &c->args[i];
+    return &c->arg_values[i];
 }
 static inline const ValueList *arg_list(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_LIST_BITS, "arg_list");
-    return c->args[i].kind == V_LIST ? c->args[i].list : NULL;
+    return c->arg_values[i].kind == V_LIST ? c->arg_values[i].list : NULL;
 }
 /* dtype argument, or dflt when None. */
 static inline DType arg_dtype(const OpCall *c, int i, DType dflt)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_SCALAR_TYPE), "arg_dtype");
-    return c->args[i].kind == V_DTYPE ? (DType)c->args[i].i : dflt;
+    return c->arg_values[i].kind == V_DTYPE ? (DType)c->arg_values[i].i : dflt;
 }
 /* Layout code (LAYOUT_STRIDED ...), or dflt when None. */
 static inline int arg_layout(const OpCall *c, int i, int dflt)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_LAYOUT), "arg_layout");
-    return c->args[i].kind == V_LAYOUT ? (int)c->args[i].i : dflt;
+    return c->arg_values[i].kind == V_LAYOUT ? (int)c->arg_values[i].i : dflt;
 }
 /* MemoryFormat code (MF_CONTIGUOUS ...), or dflt when None. */
 static inline int arg_memory_format(const OpCall *c, int i, int dflt)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_MEMFMT), "arg_memory_format");
-    return c->args[i].kind == V_MEMFMT ? (int)c->args[i].i : dflt;
+    return c->arg_values[i].kind == V_MEMFMT ? (int)c->arg_values[i].i : dflt;
 }
 /* Device ("cpu", "cuda:0"), or NULL when None. */
 static inline const char *arg_device(const OpCall *c, int i)
 {
     arg_expect(c, i, SCHEMA_BIT(ST_DEVICE), "arg_device");
-    return c->args[i].kind == V_DEVICE ? c->args[i].s : NULL;
+    return c->arg_values[i].kind == V_DEVICE ? c->arg_values[i].s : NULL;
 }
 /* Copy an int list into out (room for max); returns its length, or -1 if the
 ** argument is None or longer than max.  An int argument reads as a list of
 ** one. */
 int arg_int_list(const OpCall *c, int i, int64_t *out, int max);
+/* The same for a float list (upsample's scale_factors); a float reads as a
+** list of one. */
+int arg_float_list(const OpCall *c, int i, double *out, int max);
+
+/* Run operator id on this call's own arguments (a form whose schema is the
+** plain op's: squeeze_copy on squeeze, ...); that kernel reads them through
+** its accessors. */
+static inline EpStatus op_forward(const OpCall *c, OpId id, Value *outs)
+{
+    return op_invoke(c, id, c->nargs, c->arg_values, outs);
+}
+
+/* From here on the compiler rejects any mention of the argument array, so
+** every read of an argument goes through an accessor above and its check.
+** kernel.c, which defines the out-of-line accessors, is the one file that
+** asks for the array (EP_KERNEL_ACCESSORS); building an OpCall with a
+** positional initializer, as the interpreter and op_invoke do, names no
+** field. */
+#ifndef EP_KERNEL_ACCESSORS
+#pragma GCC poison arg_values
+#endif
 
 /* Store t (stolen) as output k. */
 static inline void out_tensor(OpCall *c, int k, Tensor *t) { c->outs[k] = value_tensor(t); }

@@ -61,9 +61,6 @@ void nn_blas_set_threads(int n);
 ** for messages only). */
 const char *nn_shape(const Tensor *t);
 
-/* A float list argument (float[]?) into out[max]; -1 when None or too long. */
-int nn_float_list(const OpCall *c, int i, double *out, int max);
-
 /* New tensor with t's storage and geometry (an alias that is not the same
 ** Tensor object), for ops that return their input unchanged. */
 Tensor *nn_alias(OpCall *c, Tensor *t);

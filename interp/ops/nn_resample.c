@@ -83,7 +83,7 @@ static EpStatus resample_args(OpCall *c, int nsp, bool linear, bool vec, Resampl
     int no = arg_int_list(c, 1, osz, 8);
     double scales[3] = {-1, -1, -1};
     if (vec) {
-        int ns = nn_float_list(c, a_scales, sf, 8);
+        int ns = arg_float_list(c, a_scales, sf, 8);
         if ((no >= 0) == (ns >= 0))
             return op_fail(c, "Must specify exactly one of output_size and scale_factors");
         if ((no >= 0 && no != nsp) || (ns >= 0 && ns != nsp))

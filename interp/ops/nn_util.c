@@ -1,6 +1,6 @@
 /*
 ** nn_util.c -- small helpers for the nn kernels: PyTorch's dtype names in
-** messages, list arguments, aliases and reshaping views, double scratch.
+** messages, aliases and reshaping views, double scratch.
 */
 #include "nn.h"
 
@@ -14,23 +14,6 @@ const char *nn_shape(const Tensor *t)
     char *b = bufs[next];
     next = (next + 1) % 4;
     return shape_str(t->ndim, t->sizes, b, sizeof bufs[0]);
-}
-
-int nn_float_list(const OpCall *c, int i, double *out, int max)
-{
-    arg_expect(c, i, SCHEMA_BIT(ST_FLOAT_LIST) | SCHEMA_BIT(ST_FLOAT), "nn_float_list");
-    const Value *v = &c->args[i];
-    if (v->kind == V_FLOAT || v->kind == V_INT) {
-        if (max < 1)
-            return -1;
-        out[0] = value_as_f64(v);
-        return 1;
-    }
-    if (v->kind != V_LIST || v->list->n > max)
-        return -1;
-    for (int k = 0; k < v->list->n; k++)
-        out[k] = value_as_f64(&v->list->items[k]);
-    return v->list->n;
 }
 
 Tensor *nn_alias(OpCall *c, Tensor *t)

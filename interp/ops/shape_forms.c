@@ -33,7 +33,7 @@ static EpStatus run_plain_form(OpCall *c, Value *out)
 {
     for (size_t i = 0; i < EP_ARRAY_LEN(VIEW_FORMS); i++)
         if (VIEW_FORMS[i].from == c->op->id)
-            return op_invoke(c, VIEW_FORMS[i].to, c->nargs, c->args, out);
+            return op_forward(c, VIEW_FORMS[i].to, out);
     return op_fail(c, "internal: no plain form registered");
 }
 

@@ -426,7 +426,7 @@ EpStatus k_pad(OpCall *c)
     if (n < 0)
         return c->err->code;
     if (strcmp(mode, "constant") == 0) {
-        Value v = arg_is_none(c, 3) ? value_float(0.0) : c->args[3];
+        Value v = value_float(arg_is_none(c, 3) ? 0.0 : arg_float(c, 3));
         return shape_out(c, constant_pad(c, t, n, pad, &v));
     }
     int m = strcmp(mode, "reflect") == 0 ? PAD_REFLECT : strcmp(mode, "replicate") == 0 ? PAD_REPLICATE

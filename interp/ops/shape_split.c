@@ -284,7 +284,7 @@ EpStatus k_hvdsplit(OpCall *c)
     if (t->ndim < need)
         return op_fail(c, "torch.%s requires a tensor with at least %d dimension%s, but got a tensor with %d "
                        "dimensions!", name, need, need > 1 ? "s" : "", t->ndim);
-    if (c->args[1].kind == V_INT) {
+    if (c->op->schema->args[1].type == ST_INT) { /* the .int overload: a number of sections */
         int64_t sections = arg_int(c, 1);
         if (sections == 0 || t->sizes[dim] % sections != 0)
             return op_fail(c, "torch.%s attempted to split along dimension %d, but the size of the dimension %lld "
