@@ -234,8 +234,8 @@ EpStatus interp_check_supported(const Interp *ip, EpError *err)
 static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int n, bool of_input, StrBuf *sb)
 {
     const ExportedProgram *ep = ip->ep;
-    const char *seen[EP_MAX_DIMS];
-    int nseen = 0;
+    const char **seen = NULL; /* every distinct symbol of the dims, however many */
+    int nseen = 0, capseen = 0;
     StrBuf below[3]; /* by lower bound 1 and 2: the symbols that also take smaller sizes */
     int nbelow[3] = {0};
     sb_init(&below[1]);
@@ -243,15 +243,20 @@ static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int 
     for (int d = 0; d < n; d++) {
         if (!dims[d] || !dims[d]->is_expr || !dims[d]->parsed)
             continue;
-        const char *names[8];
-        int ns = sym_symbols(dims[d]->parsed, names, 8);
-        for (int k = 0; k < ns && k < 8; k++) {
+        int ns = sym_symbols(dims[d]->parsed, NULL, 0);
+        const char **names = ep_xmalloc((size_t)(ns ? ns : 1) * sizeof *names);
+        sym_symbols(dims[d]->parsed, names, ns);
+        for (int k = 0; k < ns; k++) {
             bool dup = false;
             for (int j = 0; j < nseen; j++)
                 if (strcmp(seen[j], names[k]) == 0)
                     dup = true;
-            if (dup || nseen == EP_MAX_DIMS)
+            if (dup)
                 continue;
+            if (nseen == capseen) {
+                capseen = capseen ? 2 * capseen : 8;
+                seen = ep_xrealloc(seen, (size_t)capseen * sizeof *seen);
+            }
             seen[nseen++] = names[k];
             int r = program_find_range(ep, names[k]);
             const RangeConstraint *rc = r >= 0 ? &ep->ranges[r] : NULL;
@@ -269,6 +274,7 @@ static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int 
             if (of_input && rc && rc->has_min && (rc->min == 1 || rc->min == 2))
                 sb_printf(&below[rc->min], "%s%s", nbelow[rc->min]++ ? " and " : "", names[k]);
         }
+        free(names);
     }
     for (int m = 1; m <= 2; m++) {
         if (nbelow[m]) /* "s0: 0 and 1 also ..." names the symbols only when others are listed */
@@ -278,6 +284,7 @@ static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int 
     }
     if (nseen)
         sb_append(sb, ")");
+    free(seen);
 }
 
 /* The SymInt/SymFloat/SymBool graph value name as the exporter recorded it
