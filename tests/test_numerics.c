@@ -657,7 +657,7 @@ static void write_many_outputs_refs(const char *dir)
         const float *v;
         int64_t rows, cols;
     } refs[70 + 4] = {{"in0", x, 70, 3}, {"add", add, 0, 3}, {"mul", mul, 0, 3}, {"out0", mul, 0, 3}};
-    char names[70][8];
+    char names[70][16]; /* room for any int: -Wformat-truncation */
     for (int k = 0; k < 70; k++) {
         snprintf(names[k], sizeof names[k], "u%d", k);
         refs[4 + k].name = names[k];
