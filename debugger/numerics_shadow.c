@@ -27,10 +27,11 @@ typedef struct NameInfo {
 typedef struct Shadow {
     NumRun run;
     StrMap names;      /* name -> NameInfo* */
-    /* local evaluation: the node's float inputs upcast */
-    int nlocal;
-    const char *local_names[64];
-    Value local_vals[64];
+    /* local evaluation: the node's float inputs upcast, every one of them
+    ** (aten.cat takes as many as the program lists), so sized by the node */
+    int nlocal, cap_local;
+    const char **local_names;
+    Value *local_vals;
 } Shadow;
 
 static NameInfo *name_info(Shadow *sh, const char *name)
@@ -170,7 +171,13 @@ static EpStatus eval_local(Shadow *sh, int i, Value *outs, int max, int *nouts, 
 {
     Interp *ip = sh->run.ip;
     local_clear(sh);
-    for (int k = 0; k < interp_node_num_inputs(ip, i) && sh->nlocal < 64; k++) {
+    int nin = interp_node_num_inputs(ip, i);
+    if (nin > sh->cap_local) {
+        sh->cap_local = nin;
+        sh->local_names = ep_xrealloc(sh->local_names, (size_t)nin * sizeof *sh->local_names);
+        sh->local_vals = ep_xrealloc(sh->local_vals, (size_t)nin * sizeof *sh->local_vals);
+    }
+    for (int k = 0; k < nin; k++) {
         const char *name = interp_node_input_name(ip, i, k, NULL);
         const Value *v = interp_value(ip, name);
         if (!num_is_float_tensor(v) || subst_local(sh, name))
@@ -516,6 +523,8 @@ EpStatus numerics_shadow(const Model *m, const Value *inputs, int n, const Numer
         shadow_release(&sh, i);
     }
     strmap_free(&sh.names, name_info_free);
+    free(sh.local_names);
+    free(sh.local_vals);
     num_run_close(&sh.run);
     if (rc) {
         model_free(sh.run.m);

@@ -58,8 +58,9 @@ size_t model_weight_bytes(const Model *m)
 {
     size_t total = 0;
     const StrMap *maps[2] = {&m->weights, &m->constants};
-    /* count each storage once: weights sharing one file are common */
-    const Storage *seen[4096];
+    /* count each storage once: weights sharing one file are common (the
+    ** list holds every storage, however many the model has) */
+    const Storage **seen = ep_xmalloc((size_t)(maps[0]->n + maps[1]->n + 1) * sizeof *seen);
     int nseen = 0;
     for (int k = 0; k < 2; k++)
         for (int i = 0; i < maps[k]->n; i++) {
@@ -70,10 +71,10 @@ size_t model_weight_bytes(const Model *m)
                     dup = true;
             if (dup)
                 continue;
-            if (nseen < (int)EP_ARRAY_LEN(seen))
-                seen[nseen++] = w->t->storage;
+            seen[nseen++] = w->t->storage;
             total += w->t->storage->nbytes;
         }
+    free(seen);
     return total;
 }
 

@@ -158,6 +158,7 @@ void interp_free(Interp *ip)
     free(ip->user_output_spec);
     free(ip->user_outputs);
     sym_bindings_free(&ip->syms);
+    free(ip->ctx.new_syms);
     free(ip->undo);
     free(ip);
 }
@@ -235,8 +236,8 @@ EpStatus interp_check_supported(const Interp *ip, EpError *err)
 static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int n, bool of_input, StrBuf *sb)
 {
     const ExportedProgram *ep = ip->ep;
-    const char *seen[EP_MAX_DIMS];
-    int nseen = 0;
+    const char **seen = NULL; /* every distinct symbol of the dims, however many */
+    int nseen = 0, capseen = 0;
     StrBuf below[3]; /* by lower bound 1 and 2: the symbols that also take smaller sizes */
     int nbelow[3] = {0};
     sb_init(&below[1]);
@@ -244,15 +245,20 @@ static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int 
     for (int d = 0; d < n; d++) {
         if (!dims[d] || !dims[d]->is_expr || !dims[d]->parsed)
             continue;
-        const char *names[8];
-        int ns = sym_symbols(dims[d]->parsed, names, 8);
-        for (int k = 0; k < ns && k < 8; k++) {
+        int ns = sym_symbols(dims[d]->parsed, NULL, 0);
+        const char **names = ep_xmalloc((size_t)(ns ? ns : 1) * sizeof *names);
+        sym_symbols(dims[d]->parsed, names, ns);
+        for (int k = 0; k < ns; k++) {
             bool dup = false;
             for (int j = 0; j < nseen; j++)
                 if (strcmp(seen[j], names[k]) == 0)
                     dup = true;
-            if (dup || nseen == EP_MAX_DIMS)
+            if (dup)
                 continue;
+            if (nseen == capseen) {
+                capseen = capseen ? 2 * capseen : 8;
+                seen = ep_xrealloc(seen, (size_t)capseen * sizeof *seen);
+            }
             seen[nseen++] = names[k];
             int r = program_find_range(ep, names[k]);
             const RangeConstraint *rc = r >= 0 ? &ep->ranges[r] : NULL;
@@ -270,6 +276,7 @@ static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int 
             if (of_input && rc && rc->has_min && (rc->min == 1 || rc->min == 2))
                 sb_printf(&below[rc->min], "%s%s", nbelow[rc->min]++ ? " and " : "", names[k]);
         }
+        free(names);
     }
     for (int m = 1; m <= 2; m++) {
         if (nbelow[m]) /* "s0: 0 and 1 also ..." names the symbols only when others are listed */
@@ -279,6 +286,7 @@ static void describe_ranges_of(const Interp *ip, const SymDim *const *dims, int 
     }
     if (nseen)
         sb_append(sb, ")");
+    free(seen);
 }
 
 /* The SymInt/SymFloat/SymBool graph value name as the exporter recorded it
@@ -383,6 +391,30 @@ static const char *input_name(const UserInput *u)
     return u->arg_name ? u->arg_name : u->name;
 }
 
+/* Whether actual lies outside the range constraint of sd's symbol (or of
+** the whole expression): -1 below its minimum, 1 above its maximum (the
+** bound in *bound), 0 inside or unconstrained.  torch's _check_symint
+** applies this one rule to a tensor's size and to a SymInt input alike:
+** lower bounds of 0..2 are not enforced, since PyTorch lets 0 and 1
+** through even when it reasoned with >= 2; the upper bound always is. */
+static int out_of_range(const Interp *ip, const SymDim *sd, int64_t actual, int64_t *bound)
+{
+    const char *sym = sym_as_symbol(sd->parsed);
+    int r = program_find_range(ip->ep, sym ? sym : sd->expr);
+    if (r < 0)
+        return 0;
+    const RangeConstraint *rc = &ip->ep->ranges[r];
+    if (rc->has_min && rc->min > 2 && actual < rc->min) {
+        *bound = rc->min;
+        return -1;
+    }
+    if (rc->has_max && actual > rc->max) {
+        *bound = rc->max;
+        return 1;
+    }
+    return 0;
+}
+
 /* One tensor input against its recorded metadata, the way torch's
 ** _check_input_constraints_for_graph does it, plus the dtype. */
 static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor *t, EpError *err)
@@ -416,20 +448,12 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
         if (ok == 0)
             return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, which does not fit %s: %s", input_name(u), d,
                            (long long)actual, dim_text(sd, b1, sizeof b1), why);
-        /* the range of the symbol (or of the whole expression) */
-        const char *sym = sym_as_symbol(sd->parsed);
-        int r = program_find_range(ip->ep, sym ? sym : sd->expr);
-        if (r < 0)
-            continue;
-        const RangeConstraint *rc = &ip->ep->ranges[r];
-        /* lower bounds of 0..2 are not enforced: PyTorch lets sizes 0 and 1
-        ** through even when it reasoned with >= 2 */
-        if (rc->has_min && rc->min > 2 && actual < rc->min)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, below the minimum %lld of %s", input_name(u), d,
-                           (long long)actual, (long long)rc->min, dim_text(sd, b1, sizeof b1));
-        if (rc->has_max && actual > rc->max)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, above the maximum %lld of %s", input_name(u), d,
-                           (long long)actual, (long long)rc->max, dim_text(sd, b1, sizeof b1));
+        int64_t bound;
+        int out = out_of_range(ip, sd, actual, &bound);
+        if (out)
+            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, %s %lld of %s", input_name(u), d,
+                           (long long)actual, out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
+                           dim_text(sd, b1, sizeof b1));
     }
     return EP_OK;
 }
@@ -449,6 +473,14 @@ static EpStatus check_scalar_input(Interp *ip, const UserInput *u, const Value *
         if (sym_match(d->parsed, &ip->syms, v->i, why, sizeof why) == 0)
             return ep_fail(err, EP_ERR_INPUT, "input %s = %lld does not fit %s: %s", input_name(u), (long long)v->i,
                            d->expr, why);
+        int64_t bound;
+        int out = out_of_range(ip, d, v->i, &bound);
+        if (out) {
+            char b1[512];
+            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld is %s %lld of %s", input_name(u), (long long)v->i,
+                           out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
+                           dim_text(d, b1, sizeof b1));
+        }
     }
     return EP_OK;
 }
@@ -903,6 +935,8 @@ EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *sctx, Value
         sym_bindings_set(&syms, ip->syms.items[k].name, ip->syms.items[k].value);
     RunCtx ctx = ip->ctx;
     ctx.syms = &syms;
+    ctx.new_syms = NULL; /* its own list (RunCtx): nothing reads it */
+    ctx.n_new_syms = ctx.cap_new_syms = 0;
     ctx.keep_values = true;
     /* off the record for observers too: no hooks, and the copy's own
     ** "now" slot, so a profiler never sees this evaluation */
@@ -926,6 +960,7 @@ EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *sctx, Value
         tensor_unref(copies[k]);
     free(copies);
     sym_bindings_free(&syms);
+    free(ctx.new_syms);
     free(scratch);
     if (rc) {
         char where[1024];

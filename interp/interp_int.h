@@ -99,16 +99,17 @@ struct GraphPlan {
 };
 
 /* Context shared by all frames of one run. */
-#define RUN_MAX_NEW_SYMS 32
-
 struct RunCtx {
     const KernelConfig *kcfg;
     SymBindings *syms;
     bool keep_values;
     int depth;          /* subgraph nesting, bounded */
-    /* symbols the last node bound for the first time (for undoing it) */
-    const char *new_syms[RUN_MAX_NEW_SYMS];
-    int n_new_syms;
+    /* symbols the last node bound for the first time (for undoing it):
+    ** as many as the node binds, so the array grows.  It belongs to one
+    ** context: a copy (interp_eval_node) starts its own, since growing a
+    ** shared one would leave the other holding a freed pointer. */
+    const char **new_syms;
+    int n_new_syms, cap_new_syms;
     /* The profiler seam (interp.h): the per-node hooks (NULL: none, the
     ** common case, tested once per node), and the node now executing,
     ** written only by graph_run_node.  interp_eval_node runs on a copy of

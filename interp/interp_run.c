@@ -43,8 +43,11 @@ static void learn_symbols(const NodePlan *np, const Value *env, RunCtx *ctx)
         int64_t old;
         if (!sym_bindings_get(ctx->syms, l->symbol, &old)) {
             sym_bindings_set(ctx->syms, l->symbol, x);
-            if (ctx->n_new_syms < RUN_MAX_NEW_SYMS)
-                ctx->new_syms[ctx->n_new_syms++] = l->symbol;
+            if (ctx->n_new_syms == ctx->cap_new_syms) {
+                ctx->cap_new_syms = ctx->cap_new_syms ? 2 * ctx->cap_new_syms : 16;
+                ctx->new_syms = ep_xrealloc(ctx->new_syms, (size_t)ctx->cap_new_syms * sizeof *ctx->new_syms);
+            }
+            ctx->new_syms[ctx->n_new_syms++] = l->symbol;
         }
     }
 }

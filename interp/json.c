@@ -108,9 +108,13 @@ cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err)
 
 const char *jpath_str(const JPath *p, char *buf, size_t cap)
 {
-    const JPath *chain[128];
+    /* the whole path, however deep the JSON nests */
     int n = 0;
-    for (; p && n < 128; p = p->parent)
+    for (const JPath *q = p; q; q = q->parent)
+        n++;
+    const JPath **chain = ep_xmalloc((size_t)(n ? n : 1) * sizeof *chain);
+    n = 0;
+    for (; p; p = p->parent)
         chain[n++] = p;
     size_t len = 0;
     buf[0] = '\0';
@@ -120,6 +124,7 @@ const char *jpath_str(const JPath *p, char *buf, size_t cap)
         else
             len += (size_t)snprintf(buf + len, cap - len, "[%d]", chain[i]->index);
     }
+    free(chain);
     if (!buf[0])
         snprintf(buf, cap, "(top level)");
     return buf;

@@ -124,7 +124,8 @@ const char *source_user_location(const char *trace, char *buf, size_t cap)
     return buf;
 }
 
-/* Split text at sep where not nested in () or []. */
+/* Split text at sep where not nested in () or []: the number of parts,
+** of which the first max are stored. */
 static int split_top(const char *s, char sep, const char **parts, size_t *lens, int max)
 {
     int n = 0, depth = 0;
@@ -138,8 +139,8 @@ static int split_top(const char *s, char sep, const char **parts, size_t *lens, 
             if (n < max) {
                 parts[n] = start;
                 lens[n] = (size_t)(p - start);
-                n++;
             }
+            n++; /* counted past max: the caller sizes its table by it */
             if (!*p)
                 break;
             start = p + 1;
@@ -153,9 +154,11 @@ int module_scopes_parse(const char *text, ModuleScope **scopes)
     *scopes = NULL;
     if (!text || !*text)
         return 0;
-    const char *entries[256];
-    size_t lens[256];
-    int ne = split_top(text, ';', entries, lens, 256);
+    /* as many scopes as the node records: count, then split */
+    int ne = split_top(text, ';', NULL, NULL, 0);
+    const char **entries = ep_xmalloc((size_t)ne * sizeof *entries);
+    size_t *lens = ep_xmalloc((size_t)ne * sizeof *lens);
+    split_top(text, ';', entries, lens, ne);
     *scopes = ep_xcalloc((size_t)ne, sizeof **scopes);
     int n = 0;
     for (int i = 0; i < ne; i++) {
@@ -183,6 +186,8 @@ int module_scopes_parse(const char *text, ModuleScope **scopes)
         free(entry);
         n++;
     }
+    free(entries);
+    free(lens);
     return n;
 }
 

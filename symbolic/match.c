@@ -71,21 +71,30 @@ static bool linear_in(const SymExpr *e, const char *name)
 /* "s0 = 4" or "s0 = 4, s1 = 3", the values of e's bound symbols. */
 static void describe_bindings(const SymExpr *e, const SymBindings *b, char *out, size_t cap, int *count)
 {
-    const char *names[8];
-    int n = sym_symbols(e, names, 8);
-    size_t len = 0;
+    /* every symbol of e (only the buffer's end cuts the list short) */
+    int n = sym_symbols(e, NULL, 0);
+    const char **names = malloc((size_t)(n ? n : 1) * sizeof *names);
     out[0] = '\0';
     *count = 0;
-    for (int i = 0; i < n && i < 8; i++) {
+    if (!names)
+        return; /* out of memory: the message goes without the values */
+    sym_symbols(e, names, n);
+    size_t len = 0;
+    for (int i = 0; i < n; i++) {
         int64_t v;
         if (!sym_bindings_get(b, names[i], &v))
             continue;
         int w = snprintf(out + len, cap - len, "%s%s = %" PRId64, *count ? ", " : "", names[i], v);
-        if (w < 0 || (size_t)w >= cap - len)
+        if (w < 0 || (size_t)w >= cap - len) {
+            out[len] = '\0';
+            if (len + 5 < cap) /* say that the list goes on */
+                memcpy(out + len, ", ...", 6);
             break;
+        }
         len += (size_t)w;
         (*count)++;
     }
+    free(names);
 }
 
 /* Is the evaluated value v equal to the integer actual? */

@@ -161,6 +161,41 @@ static char *write_input(const char *dir, const char *name, DType dt, int ndim, 
     return path;
 }
 
+/* A SymInt input out of its symbol's range exits 3 like a tensor size
+** would (s0 in [2, 8]); inside it, and at 0/1 below the unenforced
+** minimum of 2, the program runs. */
+START_TEST(test_symint_range_guard)
+{
+    char *dir = test_tmpdir();
+    int64_t xs[1] = {3};
+    char *x = write_input(dir, "x", DT_F32, 1, xs);
+    const int64_t ns[] = {9, 8, 1};
+    for (size_t k = 0; k < sizeof ns / sizeof ns[0]; k++) {
+        EpError err = {0};
+        Tensor *t = tensor_empty(DT_I64, 0, NULL, &err);
+        ck_assert_ptr_nonnull(t);
+        *(int64_t *)tensor_data(t) = ns[k];
+        char *n = ep_xasprintf("%s/n%lld.npy", dir, (long long)ns[k]);
+        ck_assert_int_eq(npy_save_file(n, t, &err), EP_OK);
+        tensor_unref(t);
+        char *bind_n = ep_xasprintf("n=%s", n);
+        RunResult r = run((const char *[]){"run", FIX "symint_range.pt2", "--input", x, "--input", bind_n, NULL});
+        if (ns[k] == 9)
+            EXPECT(r, 3, err, "input n = 9 is above the maximum 8 of s0");
+        else
+            ck_assert_msg(r.code == 0, "n = %lld: exit %d: %s", (long long)ns[k], r.code, r.err);
+        run_result_free(&r);
+        free(bind_n);
+        free(n);
+    }
+    free(x);
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(dir);
+}
+END_TEST
+
 START_TEST(test_guards)
 {
     char *dir = test_tmpdir();
@@ -520,6 +555,7 @@ Suite *suite_cli(void)
     tcase_add_test(tc, test_run_sample_inputs_and_outputs);
     tcase_add_test(tc, test_run_inputs_given);
     tcase_add_test(tc, test_guards);
+    tcase_add_test(tc, test_symint_range_guard);
     tcase_add_test(tc, test_bad_files);
     tcase_add_test(tc, test_unsupported_and_programs);
     tcase_add_test(tc, test_run_error_names_user_frame);

@@ -225,6 +225,116 @@ START_TEST(test_symint_input)
 }
 END_TEST
 
+/* A SymInt input is checked against its symbol's range as a tensor size
+** is (torch's _check_symint): s0 in [2, 8], so 9 is refused, 8 and 5 run,
+** and 0 and 1 pass although the minimum is 2 (PyTorch enforces only lower
+** bounds above 2).  out = x * n, checked for each accepted n. */
+static EpStatus bind_symint_range(Opened *o, int64_t n, EpError *err)
+{
+    int64_t xs[1] = {3};
+    Tensor *x = tensor_empty(DT_F32, 1, xs, err);
+    ck_assert_ptr_nonnull(x);
+    for (int i = 0; i < 3; i++)
+        ((float *)tensor_data(x))[i] = 0.25f * (float)i - 0.5f; /* -0.5, -0.25, 0 */
+    Value in[2] = {value_tensor(x), value_int(n)};
+    EpStatus rc = interp_bind(o->ip, in, 2, err);
+    if (rc == EP_OK) {
+        ck_assert_msg(interp_run(o->ip, err) == EP_OK, "%s", err->msg);
+        const Value *out = interp_user_output(o->ip, 0);
+        for (int i = 0; i < 3; i++)
+            ck_assert_msg(tensor_get_f64(out->t, i) == (double)n * (0.25 * i - 0.5), "n = %lld: out[%d] = %g",
+                          (long long)n, i, tensor_get_f64(out->t, i));
+    }
+    value_clear(&in[0]);
+    return rc;
+}
+
+START_TEST(test_symint_input_range)
+{
+    Opened o = open_model(FIX "symint_range.pt2", false);
+    EpError err = {0};
+    ck_assert_int_eq(bind_symint_range(&o, 9, &err), EP_ERR_INPUT);
+    ck_assert_msg(strstr(err.msg, "input n = 9 is above the maximum 8 of s0"), "%s", err.msg);
+    ck_assert(!interp_bound(o.ip));
+    const int64_t ok[] = {8, 5, 2, 1, 0};
+    for (size_t k = 0; k < sizeof ok / sizeof ok[0]; k++) {
+        memset(&err, 0, sizeof err);
+        ck_assert_msg(bind_symint_range(&o, ok[k], &err) == EP_OK, "n = %lld: %s", (long long)ok[k], err.msg);
+        int64_t s0 = -1;
+        ck_assert(sym_bindings_get(interp_symbols(o.ip), "s0", &s0));
+        ck_assert_int_eq(s0, ok[k]);
+    }
+    close_model(&o);
+}
+END_TEST
+
+/* ---- one node binding 40 symbols (build/fixtures/many_symbols.pt2) ----------------------- */
+
+#define SPLIT_PARTS 40
+
+/* Every u_k bound to its part's size k + 1 (bound), or none of them. */
+static void assert_split_symbols(const Interp *ip, bool bound, const char *when)
+{
+    for (int k = 0; k < SPLIT_PARTS; k++) {
+        char name[16];
+        snprintf(name, sizeof name, "u%d", k);
+        int64_t v = -1;
+        bool has = sym_bindings_get(interp_symbols(ip), name, &v);
+        ck_assert_msg(has == bound, "%s: %s is %s", when, name, has ? "bound" : "unbound");
+        if (bound)
+            ck_assert_msg(v == k + 1, "%s: %s = %lld, want %d", when, name, (long long)v, k + 1);
+    }
+}
+
+/* The split learns u0..u39; stepping back over it unbinds all 40 (the
+** ones past a fixed table's end too), and stepping again learns them
+** again.  out = part39 * 2 = 2 * (780..819). */
+START_TEST(test_many_symbols_time_travel)
+{
+    InterpOptions opt = INTERP_OPTIONS_DEFAULT;
+    opt.history = true;
+    Opened o = open_with(FIX "many_symbols.pt2", &opt);
+    EpError err = {0};
+    ck_assert_msg(interp_bind_sample_inputs(o.ip, &err) == EP_OK, "%s", err.msg);
+    ck_assert_str_eq(interp_node(o.ip, 0)->name, "split");
+    assert_split_symbols(o.ip, false, "before the split");
+    ck_assert_msg(interp_step(o.ip, &err) == EP_OK, "%s", err.msg);
+    assert_split_symbols(o.ip, true, "after the split");
+    ck_assert_msg(interp_step_back(o.ip, &err) == EP_OK, "%s", err.msg);
+    ck_assert_int_eq(interp_pc(o.ip), 0);
+    assert_split_symbols(o.ip, false, "after stepping back over the split");
+    ck_assert_msg(interp_run(o.ip, &err) == EP_OK, "%s", err.msg);
+    assert_split_symbols(o.ip, true, "after the run");
+    const Value *out = interp_user_output(o.ip, 0);
+    ck_assert_int_eq(out->t->sizes[0], SPLIT_PARTS);
+    for (int j = 0; j < SPLIT_PARTS; j++)
+        ck_assert(tensor_get_f64(out->t, j) == 2.0 * (780 + j));
+    close_model(&o);
+}
+END_TEST
+
+/* Evaluating the split off the record learns nothing for the run, and
+** grows no list the run's context shares (AddressSanitizer would see it). */
+START_TEST(test_many_symbols_eval_node)
+{
+    Opened o = open_model(FIX "many_symbols.pt2", true);
+    EpError err = {0};
+    ck_assert_msg(interp_bind_sample_inputs(o.ip, &err) == EP_OK, "%s", err.msg);
+    Value outs[SPLIT_PARTS];
+    int n = 0;
+    ck_assert_msg(interp_eval_node(o.ip, 0, NULL, NULL, outs, SPLIT_PARTS, &n, &err) == EP_OK, "%s", err.msg);
+    ck_assert_int_eq(n, SPLIT_PARTS);
+    for (int k = 0; k < n; k++) {
+        ck_assert_int_eq(outs[k].t->sizes[0], k + 1);
+        value_clear(&outs[k]);
+    }
+    assert_split_symbols(o.ip, false, "after an evaluation off the record");
+    ck_assert_msg(interp_step(o.ip, &err) == EP_OK, "%s", err.msg);
+    assert_split_symbols(o.ip, true, "after the step");
+    close_model(&o);
+}
+END_TEST
+
 START_TEST(test_failure_names_node_and_source)
 {
     Opened o = open_model(FIX "unsupported.pt2", false);
@@ -434,6 +544,9 @@ Suite *suite_interp(void)
     tcase_add_test(tc, test_hop_map_and_wrap);
     tcase_add_test(tc, test_many_outputs_time_travel);
     tcase_add_test(tc, test_many_outputs_eval_node);
+    tcase_add_test(tc, test_symint_input_range);
+    tcase_add_test(tc, test_many_symbols_time_travel);
+    tcase_add_test(tc, test_many_symbols_eval_node);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -657,7 +657,7 @@ static void write_many_outputs_refs(const char *dir)
         const float *v;
         int64_t rows, cols;
     } refs[70 + 4] = {{"in0", x, 70, 3}, {"add", add, 0, 3}, {"mul", mul, 0, 3}, {"out0", mul, 0, 3}};
-    char names[70][16];
+    char names[70][16]; /* room for any int: -Wformat-truncation */
     for (int k = 0; k < 70; k++) {
         snprintf(names[k], sizeof names[k], "u%d", k);
         refs[4 + k].name = names[k];
@@ -676,6 +676,45 @@ static void write_many_outputs_refs(const char *dir)
         tensor_unref(t);
     }
 }
+
+/* A node with 70 float inputs: einsum('a,...,a->a') of x0..x69, where
+** x37..x69 are [1, 3] and the others [1, 1], so in float64 out[1] is 3^33 =
+** 5559060566555523 exactly (< 2^53).  Every input must be upcast for the
+** node's local float64 evaluation: one left float32 and einsum refuses
+** the mixed dtypes (as PyTorch's does), leaving a note and no comparison.
+** The float32 run's out[1] (read from a plain run) is then off by exactly
+** its distance to 3^33, in both the chain and the local comparison. */
+START_TEST(test_shadow_wide_node)
+{
+    const double exact = 5559060566555523.0; /* 3^33 */
+    Model *m = open_model(FIX "wide_einsum.pt2");
+    EpError err = {0};
+    InterpOptions iopt = INTERP_OPTIONS_DEFAULT;
+    Interp *ip = interp_new(m, &iopt, &err);
+    ck_assert_msg(ip, "%s", err.msg);
+    ck_assert_msg(interp_bind_sample_inputs(ip, &err) == EP_OK && interp_run(ip, &err) == EP_OK, "%s", err.msg);
+    const Tensor *f32 = interp_user_output(ip, 0)->t;
+    ck_assert_int_eq(f32->dtype, DT_F32);
+    ck_assert(tensor_get_f64(f32, 0) == 1);
+    double got = tensor_get_f64(f32, 1);
+    ck_assert(got != exact); /* 3^33 needs 53 bits: float32 cannot hold it */
+    interp_free(ip);
+
+    ShadowReport *r = shadow_of(m, NULL, 0, NULL);
+    const NumNode *nn = &r->nodes[node_index(r, "einsum")];
+    ck_assert_msg(nn->note == NULL, "%s", nn->note);
+    ck_assert(nn->checked && nn->nout == 1);
+    const NumOutput *o = &nn->outs[0];
+    ck_assert_int_eq(o->local.numel, 2);
+    ck_assert_int_eq(o->chain.numel, 2);
+    ck_assert_msg(o->local.max_abs == fabs(got - exact), "local: %.17g, want %.17g", o->local.max_abs,
+                  fabs(got - exact));
+    ck_assert_msg(o->chain.max_abs == fabs(got - exact), "chain: %.17g, want %.17g", o->chain.max_abs,
+                  fabs(got - exact));
+    numerics_shadow_free(r);
+    model_free(m);
+}
+END_TEST
 
 /* `compare` covers every output of a node with 70 of them, and confirms a
 ** difference in one of the last (u66) by re-evaluating the node on the
@@ -799,6 +838,7 @@ Suite *suite_numerics(void)
     tcase_add_test(tc, test_compare_problems);
     tcase_add_test(tc, test_commands);
     tcase_add_test(tc, test_compare_many_outputs);
+    tcase_add_test(tc, test_shadow_wide_node);
     tcase_add_test(tc, test_corpus);
     suite_add_tcase(s, tc);
     return s;

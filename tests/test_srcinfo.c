@@ -2,11 +2,14 @@
 ** test_srcinfo.c -- which frame of a node's stack trace is the user's:
 ** torch's own files (installed or in a source checkout) are skipped, a
 ** user's folder that happens to be named torch is not, and a trace made
-** only of torch's frames falls back to the innermost.
+** only of torch's frames falls back to the innermost.  Module stacks and
+** JSON paths of any depth are kept whole.
 */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "interp/json.h"
 #include "interp/srcinfo.h"
 #include "testutil.h"
 
@@ -71,12 +74,58 @@ START_TEST(test_user_frame)
 }
 END_TEST
 
+/* A module stack deeper than any fixed table: 300 scopes, all kept, in
+** order, the innermost last. */
+START_TEST(test_deep_module_stack)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    for (int k = 0; k < 300; k++)
+        sb_printf(&sb, "%sm%d,blocks.%d,mod.Block", k ? ";" : "", k, k);
+    ModuleScope *scopes;
+    int n = module_scopes_parse(sb.data, &scopes);
+    ck_assert_int_eq(n, 300);
+    for (int k = 0; k < n; k++) {
+        char key[16], path[32];
+        snprintf(key, sizeof key, "m%d", k);
+        snprintf(path, sizeof path, "blocks.%d", k);
+        ck_assert_str_eq(scopes[k].key, key);
+        ck_assert_str_eq(scopes[k].path, path);
+        ck_assert_str_eq(scopes[k].type, "mod.Block");
+    }
+    module_scopes_free(scopes, n);
+    sb_free(&sb);
+}
+END_TEST
+
+/* A JSON path deeper than any fixed table is printed whole, the outermost
+** key first: graph[0][1]...[199]. */
+START_TEST(test_deep_json_path)
+{
+    JPath nodes[201];
+    nodes[0] = (JPath){NULL, "graph", 0};
+    for (int k = 1; k <= 200; k++)
+        nodes[k] = (JPath){&nodes[k - 1], NULL, k - 1};
+    char buf[4096];
+    jpath_str(&nodes[200], buf, sizeof buf);
+    StrBuf want;
+    sb_init(&want);
+    sb_append(&want, "graph");
+    for (int k = 0; k < 200; k++)
+        sb_printf(&want, "[%d]", k);
+    ck_assert_str_eq(buf, want.data);
+    sb_free(&want);
+}
+END_TEST
+
 Suite *suite_srcinfo(void)
 {
     Suite *s = suite_create("srcinfo");
     TCase *tc = tcase_create("frames");
     tcase_add_test(tc, test_torch_files);
     tcase_add_test(tc, test_user_frame);
+    tcase_add_test(tc, test_deep_module_stack);
+    tcase_add_test(tc, test_deep_json_path);
     suite_add_tcase(s, tc);
     return s;
 }

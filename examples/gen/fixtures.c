@@ -4,6 +4,7 @@
 ** dimensions and ranges, SymInt inputs and outputs, signature mutations,
 ** training-mode batch norm, in-place ops, bfloat16, a NaN maker and a
 ** float32 cancellation (tests/src/numerics.py), a node with 70 outputs,
+** one learning 40 symbols, one with 70 float inputs, a ranged SymInt input,
 ** several programs in one archive, and files epdbg must refuse.  tests/refs/README.md says which
 ** have PyTorch references and how they were made.
 */
@@ -361,6 +362,88 @@ static ProgBuilder *many_outputs(void)
     return pb;
 }
 
+/* A SymInt input n that is the symbol s0, ranged [2, 8] as
+** torch.export.Dim("n", min=2, max=8) records it: out = x * n. */
+static ProgBuilder *symint_range(void)
+{
+    PbRng r = {0x43};
+    ProgBuilder *pb = pb_new("fixtures.SymIntRange", false);
+    int64_t xs[1] = {3};
+    input(pb, "x", uni(&r, DT_F32, 1, xs, -1, 1), NULL);
+    pb_sym_input_as(pb, "n", "s0", 5);
+    pb_range(pb, "s0", 2, 8);
+    pb_node(pb, "aten.mul.Tensor", "mul", "self=%x other=$n", "mul");
+    pb_output(pb, "mul");
+    return pb;
+}
+
+/* One node binding more symbols than a fixed table would hold: x[820]
+** (x[k] = k) split into parts of 1, 2, ..., 40 whose sizes are recorded
+** as unbacked u0..u39 (as sizes computed from data are), so that node
+** learns u_k = k + 1; then out = part39 * 2. */
+#define SPLIT_PARTS 40
+static ProgBuilder *many_symbols(void)
+{
+    ProgBuilder *pb = pb_new("fixtures.ManySymbols", false);
+    int64_t xs[1] = {SPLIT_PARTS * (SPLIT_PARTS + 1) / 2};
+    EpError err = {0};
+    Tensor *x = tensor_empty(DT_F32, 1, xs, &err);
+    if (!x)
+        abort(); /* out of memory while generating */
+    for (int64_t k = 0; k < xs[0]; k++)
+        ((float *)tensor_data(x))[k] = (float)k;
+    input(pb, "x", x, NULL);
+    char sizes[SPLIT_PARTS * 8 + 8] = "[", parts[SPLIT_PARTS * 8 + 8] = "[";
+    for (int k = 0; k < SPLIT_PARTS; k++) {
+        snprintf(sizes + strlen(sizes), sizeof sizes - strlen(sizes), "%s%d", k ? ", " : "", k + 1);
+        snprintf(parts + strlen(parts), sizeof parts - strlen(parts), "%s%%p%d", k ? ", " : "", k);
+    }
+    strcat(sizes, "]");
+    strcat(parts, "]");
+    pb_node(pb, "aten.split_with_sizes.default", "split", F_ARG("self=%%x split_sizes=%s dim=0", sizes), parts);
+    for (int k = 0; k < SPLIT_PARTS; k++) {
+        const char *dim[1] = {F_ARG("u%d", k)};
+        pb_unbacked(pb, F_ARG("p%d", k), 1, dim);
+    }
+    pb_node(pb, "aten.mul.Tensor", "mul", F_ARG("self=%%p%d other=2", SPLIT_PARTS - 1), "mul");
+    pb_output(pb, "mul");
+    return pb;
+}
+
+/* One node with more floating inputs than a fixed table would hold:
+** einsum('a,a,...,a->a') of x0..x69, each [1, 1] but x37..x69 [1, 3], so
+** out[1] = 3^33 = 5559060566555523: exact in float64 (< 2^53), not in
+** float32, and only if every operand is float64. */
+#define WIDE_OPERANDS 70
+static ProgBuilder *wide_einsum(void)
+{
+    ProgBuilder *pb = pb_new("fixtures.WideEinsum", false);
+    StrBuf args;
+    sb_init(&args);
+    sb_append(&args, "equation='");
+    for (int k = 0; k < WIDE_OPERANDS; k++)
+        sb_append(&args, k ? ",a" : "a");
+    sb_append(&args, "->a' tensors=[");
+    for (int k = 0; k < WIDE_OPERANDS; k++) {
+        int64_t s[1] = {2};
+        EpError err = {0};
+        Tensor *x = tensor_empty(DT_F32, 1, s, &err);
+        if (!x)
+            abort(); /* out of memory while generating */
+        ((float *)tensor_data(x))[0] = 1;
+        ((float *)tensor_data(x))[1] = k >= WIDE_OPERANDS - 33 ? 3 : 1;
+        char name[16];
+        snprintf(name, sizeof name, "x%d", k);
+        input(pb, name, x, NULL);
+        sb_printf(&args, "%s%%x%d", k ? ", " : "", k);
+    }
+    sb_append(&args, "]");
+    pb_node(pb, "aten.einsum.default", "einsum", args.data, "einsum");
+    sb_free(&args);
+    pb_output(pb, "einsum");
+    return pb;
+}
+
 /* A helper function called twice in a row (tests/src/calls.py): `break
 ** calls.py:block` stops at the first node of each call. */
 static ProgBuilder *calls(void)
@@ -409,6 +492,9 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(to_dtype(false), dir, "to_dtype.pt2", PB_ERA_2_11, err)) ||
         (rc = write(to_dtype(true), dir, "to_dtype_mismatch.pt2", PB_ERA_2_11, err)) ||
         (rc = write(many_outputs(), dir, "many_outputs.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(symint_range(), dir, "symint_range.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(many_symbols(), dir, "many_symbols.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(wide_einsum(), dir, "wide_einsum.pt2", PB_ERA_2_11, err)) ||
         (rc = write(calls(), dir, "calls.pt2", PB_ERA_2_11, err)))
         return rc;
 

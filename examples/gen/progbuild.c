@@ -76,6 +76,7 @@ ProgBuilder *pb_new(const char *module_class, bool argn_names)
     pb->module_path = ep_xstrdup("");
     pb->module_type = ep_xstrdup(module_class);
     strmap_init(&pb->metas);
+    strmap_init(&pb->declared);
     return pb;
 }
 
@@ -108,6 +109,7 @@ void pb_free(ProgBuilder *pb)
         free(in->name);
         free(in->target);
         free(in->forward_name);
+        free(in->sym_expr);
         tensor_unref(in->value);
         for (int d = 0; d < in->ndim; d++)
             free(in->dims[d]);
@@ -149,6 +151,7 @@ void pb_free(ProgBuilder *pb)
     free(pb->module_type);
     free(pb->module_class);
     strmap_free(&pb->metas, pb_meta_free);
+    strmap_free(&pb->declared, pb_meta_free);
     free(pb);
 }
 
@@ -255,13 +258,33 @@ void pb_input(ProgBuilder *pb, const char *name, Tensor *example, const char *co
         in->dims[d] = dims ? ep_xstrdup(dims[d]) : ep_xasprintf("%lld", (long long)example->sizes[d]);
 }
 
-void pb_sym_input(ProgBuilder *pb, const char *name, int64_t example)
+void pb_sym_input_as(ProgBuilder *pb, const char *name, const char *symbol, int64_t example)
 {
     PbInput *in = add_input(pb, IN_USER_INPUT);
     in->name = ep_xstrdup(name); /* a SymInt keeps its name: nodes use it */
     in->forward_name = ep_xstrdup(name);
     in->is_sym = true;
     in->sym_example = example;
+    in->sym_expr = symbol ? ep_xstrdup(symbol) : NULL;
+}
+
+void pb_sym_input(ProgBuilder *pb, const char *name, int64_t example)
+{
+    pb_sym_input_as(pb, name, NULL, example);
+}
+
+void pb_unbacked(ProgBuilder *pb, const char *name, int ndim, const char *const *dims)
+{
+    if (ndim < 0 || ndim > EP_MAX_DIMS) {
+        fprintf(stderr, "progbuild: pb_unbacked: %s cannot have %d dims\n", name, ndim);
+        abort(); /* a bug in a generator model definition */
+    }
+    PbMeta *m = ep_xcalloc(1, sizeof *m);
+    m->is_tensor = true;
+    m->ndim = ndim;
+    for (int d = 0; d < ndim; d++)
+        m->dims[d] = ep_xstrdup(dims[d]);
+    pb_meta_free(strmap_put(&pb->declared, name, m));
 }
 
 void pb_range(ProgBuilder *pb, const char *symbol, int64_t min, int64_t max)
@@ -986,7 +1009,8 @@ char *pb_program_json(ProgBuilder *pb, PbEra era)
     for (int i = 0; i < pb->ninputs; i++)
         if (pb->inputs[i].is_sym)
             cJSON_AddItemToObject(siv, pb->inputs[i].name,
-                                  symint_json(era, pb->inputs[i].name, pb->inputs[i].sym_example));
+                                  symint_json(era, pb->inputs[i].sym_expr ? pb->inputs[i].sym_expr : pb->inputs[i].name,
+                                              pb->inputs[i].sym_example));
     cJSON_AddObjectToObject(g, "sym_bool_values");
     if (era >= PB_ERA_2_2)
         cJSON_AddBoolToObject(g, "is_single_tensor_return", false);

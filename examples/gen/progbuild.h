@@ -66,11 +66,18 @@ void pb_constant(ProgBuilder *pb, const char *fqn, Tensor *t);
 /* dims: one text per dimension, an integer or a symbol name ("s0"). */
 void pb_input(ProgBuilder *pb, const char *name, Tensor *example, const char *const *dims);
 void pb_sym_input(ProgBuilder *pb, const char *name, int64_t example);
+/* A SymInt input whose value is the symbol `symbol` (s0), as torch.export
+** names it, rather than the input's own name. */
+void pb_sym_input_as(ProgBuilder *pb, const char *name, const char *symbol, int64_t example);
 /* The placeholder name given to a weight FQN or user input name. */
 const char *pb_ph(const ProgBuilder *pb, const char *fqn_or_input);
 void pb_range(ProgBuilder *pb, const char *symbol, int64_t min, int64_t max); /* INT64_MAX: no max */
 
 void pb_node(ProgBuilder *pb, const char *target, const char *name, const char *args, const char *outputs);
+/* Record the value `name`'s dims as given (one text per dimension, e.g.
+** "u0"), not as inference finds them: the data-dependent sizes torch.export
+** names with fresh unbacked symbols, which running twice cannot see. */
+void pb_unbacked(ProgBuilder *pb, const char *name, int ndim, const char *const *dims);
 void pb_output(ProgBuilder *pb, const char *name);
 void pb_buffer_mutation(ProgBuilder *pb, const char *value, const char *fqn);
 void pb_input_mutation(ProgBuilder *pb, const char *value, const char *input);

@@ -18,6 +18,7 @@ typedef struct PbInput {
     Tensor *value;      /* weight, or example user input */
     bool is_sym;        /* a SymInt user input */
     int64_t sym_example;
+    char *sym_expr;     /* its symbol ("s0"); NULL: the input's own name */
     int ndim;
     char *dims[EP_MAX_DIMS];
 } PbInput;
@@ -68,6 +69,7 @@ struct ProgBuilder {
     int line;
     char *module_path, *module_type;
     StrMap metas; /* value name -> PbMeta* */
+    StrMap declared; /* value name -> PbMeta*: dims given by pb_unbacked */
 };
 
 /* A TensorMeta JSON object in the dialect of era. */

@@ -368,6 +368,17 @@ static EpStatus infer_values(ProgBuilder *pb, EpError *err)
                 m->dims[d] = dim_expr(pb, sa, sb);
             }
         }
+        const PbMeta *given = strmap_get(&pb->declared, name);
+        if (given && (!m->is_tensor || given->ndim != m->ndim)) {
+            fprintf(stderr, "progbuild: pb_unbacked gives %s %d dims, the program makes %d\n", name, given->ndim,
+                    m->ndim);
+            abort(); /* a bug in a generator model definition */
+        }
+        if (given)
+            for (int d = 0; d < m->ndim; d++) {
+                free(m->dims[d]);
+                m->dims[d] = ep_xstrdup(given->dims[d]);
+            }
         pb_meta_free(strmap_put(&pb->metas, name, m));
     }
     strmap_free(&oa.values, value_box_free);

@@ -10,6 +10,7 @@
 */
 #include "nn.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define N_LETTERS 52 /* 'A'-'Z' then 'a'-'z', PyTorch's label order */
@@ -317,27 +318,40 @@ static Tensor *contract_all(OpCall *c, int n, LTensor *ops, int nout, const int 
 
 /* ---- einsum ----------------------------------------------------------------------------- */
 
+/* What the equation says of one operand. */
+typedef struct EinOperand {
+    int raw[EP_MAX_DIMS], nraw; /* its subscripts' label ids */
+    int ell_pos;                /* label index where its '...' starts, -1: none */
+    int ell_dims;               /* dims its ellipsis covers */
+} EinOperand;
+
+static EpStatus einsum_with(OpCall *c, const char *eq, const ValueList *tl, int nops, LTensor *ops, EinOperand *eo);
+
 /* einsum(equation, tensors, *, path=None); the contraction path only
 ** changes the order of the sums, so it is ignored. */
 EpStatus k_einsum(OpCall *c)
 {
-    const char *eq = arg_str(c, 0);
     const ValueList *tl = arg_list(c, 1);
     const int nops = tl ? tl->n : 0;
-    LTensor ops[EP_MAX_DIMS];
-    int ell_pos[EP_MAX_DIMS]; /* label index where each operand's '...' starts, -1: none */
-    int raw[EP_MAX_DIMS][EP_MAX_DIMS], nraw[EP_MAX_DIMS];
     if (nops == 0)
         return op_fail(c, "einsum(): must provide at least one operand");
-    if (nops > EP_MAX_DIMS)
-        return op_fail(c, "einsum(): too many operands");
+    /* PyTorch takes any number of operands: the tables are sized by them */
+    LTensor *ops = ep_xcalloc((size_t)nops, sizeof *ops);
+    EinOperand *eo = ep_xcalloc((size_t)nops, sizeof *eo);
+    EpStatus rc = einsum_with(c, arg_str(c, 0), tl, nops, ops, eo);
+    free(eo);
+    free(ops);
+    return rc;
+}
+
+static EpStatus einsum_with(OpCall *c, const char *eq, const ValueList *tl, int nops, LTensor *ops, EinOperand *eo)
+{
     const char *arrow = strstr(eq, "->");
     const char *lhs_end = arrow ? arrow : eq + strlen(eq);
     /* parse the operand subscripts */
     int k = 0;
-    memset(nraw, 0, sizeof nraw);
-    for (int i = 0; i < EP_MAX_DIMS; i++)
-        ell_pos[i] = -1;
+    for (int i = 0; i < nops; i++)
+        eo[i].ell_pos = -1;
     for (const char *p = eq; p < lhs_end; p++) {
         if (*p == ' ')
             continue;
@@ -347,9 +361,9 @@ EpStatus k_einsum(OpCall *c)
             continue;
         }
         if (*p == '.') {
-            if (strncmp(p, "...", 3) != 0 || ell_pos[k] >= 0)
+            if (strncmp(p, "...", 3) != 0 || eo[k].ell_pos >= 0)
                 return op_fail(c, "einsum(): found '.' for operand %d that is not part of any ellipsis", k);
-            ell_pos[k] = nraw[k];
+            eo[k].ell_pos = eo[k].nraw;
             p += 2;
             continue;
         }
@@ -357,28 +371,28 @@ EpStatus k_einsum(OpCall *c)
         if (id < 0)
             return op_fail(c, "einsum(): invalid subscript given at index %d in the equation string, subscripts must "
                            "be in [a-zA-Z]", (int)(p - eq));
-        if (nraw[k] >= EP_MAX_DIMS)
+        if (eo[k].nraw >= EP_MAX_DIMS)
             return op_fail(c, "einsum(): too many subscripts for operand %d", k);
-        raw[k][nraw[k]++] = id;
+        eo[k].raw[eo[k].nraw++] = id;
     }
     if (k + 1 < nops)
         return op_fail(c, "einsum(): more operands were provided than specified in the equation");
     /* dims covered by each ellipsis, and the broadcast ellipsis rank */
-    int ell_dims[EP_MAX_DIMS], ell_rank = 0;
+    int ell_rank = 0;
     DType dt = tl->items[0].t->dtype;
     for (int i = 0; i < nops; i++) {
         Tensor *t = tl->items[i].t;
         if (t->dtype != dt)
             return op_fail(c, "einsum(): expected scalar type %s but found %s", dtype_c10_name(dt), dtype_c10_name(t->dtype));
-        if (ell_pos[i] < 0 && nraw[i] != t->ndim)
+        if (eo[i].ell_pos < 0 && eo[i].nraw != t->ndim)
             return op_fail(c, "einsum(): the number of subscripts in the equation (%d) does not match the number of "
-                           "dimensions (%d) for operand %d and no ellipsis was given", nraw[i], t->ndim, i);
-        if (ell_pos[i] >= 0 && nraw[i] > t->ndim)
+                           "dimensions (%d) for operand %d and no ellipsis was given", eo[i].nraw, t->ndim, i);
+        if (eo[i].ell_pos >= 0 && eo[i].nraw > t->ndim)
             return op_fail(c, "einsum(): the number of subscripts in the equation (%d) is more than the number of "
-                           "dimensions (%d) for operand %d", nraw[i], t->ndim, i);
-        ell_dims[i] = ell_pos[i] >= 0 ? t->ndim - nraw[i] : 0;
-        if (ell_dims[i] > ell_rank)
-            ell_rank = ell_dims[i];
+                           "dimensions (%d) for operand %d", eo[i].nraw, t->ndim, i);
+        eo[i].ell_dims = eo[i].ell_pos >= 0 ? t->ndim - eo[i].nraw : 0;
+        if (eo[i].ell_dims > ell_rank)
+            ell_rank = eo[i].ell_dims;
     }
     if (dt == DT_BOOL)
         return op_fail(c, "\"bmm\" not implemented for 'Bool'");
@@ -386,8 +400,8 @@ EpStatus k_einsum(OpCall *c)
     int out_lab[EP_MAX_DIMS], nout = 0;
     int count[N_LETTERS] = {0};
     for (int i = 0; i < nops; i++)
-        for (int j = 0; j < nraw[i]; j++)
-            count[raw[i][j]]++;
+        for (int j = 0; j < eo[i].nraw; j++)
+            count[eo[i].raw[j]]++;
     if (arrow) {
         bool seen[N_LETTERS] = {false}, ell_done = false;
         for (const char *p = arrow + 2; *p; p++) {
@@ -435,15 +449,15 @@ EpStatus k_einsum(OpCall *c)
             break;
         ops[i].n = t->ndim;
         int d = 0;
-        for (int j = 0; j < nraw[i]; j++) {
-            if (j == ell_pos[i])
-                for (int e = 0; e < ell_dims[i]; e++)
-                    ops[i].lab[d++] = N_LETTERS + ell_rank - ell_dims[i] + e;
-            ops[i].lab[d++] = raw[i][j];
+        for (int j = 0; j < eo[i].nraw; j++) {
+            if (j == eo[i].ell_pos)
+                for (int e = 0; e < eo[i].ell_dims; e++)
+                    ops[i].lab[d++] = N_LETTERS + ell_rank - eo[i].ell_dims + e;
+            ops[i].lab[d++] = eo[i].raw[j];
         }
-        if (ell_pos[i] == nraw[i])
-            for (int e = 0; e < ell_dims[i]; e++)
-                ops[i].lab[d++] = N_LETTERS + ell_rank - ell_dims[i] + e;
+        if (eo[i].ell_pos == eo[i].nraw)
+            for (int e = 0; e < eo[i].ell_dims; e++)
+                ops[i].lab[d++] = N_LETTERS + ell_rank - eo[i].ell_dims + e;
     }
     if (made < nops) {
         for (int i = 0; i < made; i++)
