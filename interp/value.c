@@ -146,8 +146,8 @@ static void describe_into(StrBuf *sb, const Value *v)
     case V_BOOL: sb_printf(sb, "bool %s", v->b ? "True" : "False"); break;
     case V_STR: sb_printf(sb, "str '%s'", v->s); break;
     case V_DTYPE: sb_printf(sb, "dtype %s", dtype_name((DType)v->i)); break;
-    case V_LAYOUT: sb_printf(sb, "layout %lld", (long long)v->i); break;
-    case V_MEMFMT: sb_printf(sb, "memory_format %lld", (long long)v->i); break;
+    case V_LAYOUT: sb_printf(sb, "layout %s", layout_name((int)v->i, buf)); break;
+    case V_MEMFMT: sb_printf(sb, "memory_format %s", memory_format_name((int)v->i, buf)); break;
     case V_DEVICE: sb_printf(sb, "device %s", v->s); break;
     case V_LIST:
         sb_append(sb, "[");

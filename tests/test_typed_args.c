@@ -74,6 +74,27 @@ static Value code_value(ValueKind kind, int code)
     return v;
 }
 
+/* Messages and `info args` describe a layout or memory format by torch's
+** name, from the same tables, not by its serialized code. */
+START_TEST(test_value_descriptions_name_enums)
+{
+    const struct {
+        Value v;
+        const char *want;
+    } cases[] = {
+        {code_value(V_LAYOUT, 7), "layout torch.strided"},
+        {code_value(V_LAYOUT, 1), "layout torch.sparse_coo"},
+        {code_value(V_MEMFMT, 2), "memory_format torch.channels_last"},
+        {code_value(V_MEMFMT, 4), "memory_format torch.preserve_format"},
+    };
+    for (size_t i = 0; i < EP_ARRAY_LEN(cases); i++) {
+        char *text = value_describe(&cases[i].v);
+        ck_assert_str_eq(text, cases[i].want);
+        free(text);
+    }
+}
+END_TEST
+
 /* _assert_tensor_metadata with ATen's wording (ComparisonUtils.cpp), and
 ** the layout and memory-format arguments of the tensor factories. */
 START_TEST(test_layout_and_memory_format_arguments)
@@ -284,6 +305,7 @@ Suite *suite_typed_args(void)
     Suite *s = suite_create("typed_args");
     TCase *tc = tcase_create("typed_args");
     tcase_add_test(tc, test_enum_tables);
+    tcase_add_test(tc, test_value_descriptions_name_enums);
     tcase_add_test(tc, test_layout_and_memory_format_arguments);
     tcase_add_test(tc, test_to_dtype_program);
     tcase_add_test(tc, test_keyword_only_arguments);
