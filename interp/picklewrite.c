@@ -168,6 +168,21 @@ static void write_int_tuple(Pickler *p, int n, const int64_t *v)
 
 static void write_obj(Pickler *p, const PwObj *o);
 
+/* The end of a _rebuild_tensor_v2 / _rebuild_parameter call whose last
+** argument is an empty OrderedDict (the backward hooks): that argument,
+** the argument tuple closed, and the call (REDUCE). */
+static void end_rebuild_call(Pickler *p)
+{
+    write_global(p, "collections", "OrderedDict");
+    op(p, ')');
+    op(p, 'R');
+    memoize(p);
+    op(p, 't');
+    memoize(p);
+    op(p, 'R');
+    memoize(p);
+}
+
 /* torch._utils._rebuild_tensor_v2(storage, offset, size, stride,
 ** requires_grad, OrderedDict()) with the storage as a persistent id. */
 static void write_tensor(Pickler *p, const Tensor *t, bool requires_grad)
@@ -198,14 +213,7 @@ static void write_tensor(Pickler *p, const Tensor *t, bool requires_grad)
     write_int_tuple(p, t->ndim, t->sizes);
     write_int_tuple(p, t->ndim, t->strides);
     op(p, requires_grad ? (char)0x88 : (char)0x89);
-    write_global(p, "collections", "OrderedDict");
-    op(p, ')');
-    op(p, 'R');
-    memoize(p);
-    op(p, 't');
-    memoize(p);
-    op(p, 'R');
-    memoize(p);
+    end_rebuild_call(p);
 }
 
 static void write_obj(Pickler *p, const PwObj *o)
@@ -230,15 +238,8 @@ static void write_obj(Pickler *p, const PwObj *o)
             write_global(p, "torch._utils", "_rebuild_parameter");
             op(p, '(');
             write_tensor(p, o->t, false);
-            op(p, (char)0x88);
-            write_global(p, "collections", "OrderedDict");
-            op(p, ')');
-            op(p, 'R');
-            memoize(p);
-            op(p, 't');
-            memoize(p);
-            op(p, 'R');
-            memoize(p);
+            op(p, (char)0x88); /* requires_grad */
+            end_rebuild_call(p);
         } else {
             write_tensor(p, o->t, false);
         }
