@@ -6,6 +6,7 @@
 ** and keyword-only arguments of every kind as schema 8 writes them
 ** (NamedArgument.kind 2, KEYWORD).
 */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,23 @@ static Value code_value(ValueKind kind, int code)
     v.i = code;
     return v;
 }
+
+#ifdef EPDBG_CHECK_CONTRACTS
+/* The debug build's contract check: reading add's Tensor `self` with the
+** int accessor stops the program (SIGABRT) rather than reading a code or a
+** pointer as a number.  Release builds do not check (kernel.h says why). */
+START_TEST(test_accessor_kind_check_fires)
+{
+    const OpDef *d = op_lookup("aten.add.Tensor");
+    ck_assert_ptr_nonnull(d);
+    Value args[3] = {value_int(1), value_int(2), value_int(1)};
+    Value outs[OP_MAX_RETS] = {{0}};
+    EpError err = {0};
+    OpCall c = {d, args, 3, outs, 1, &err, &KERNEL_CONFIG_DEFAULT};
+    (void)arg_int(&c, 0); /* self is a Tensor: a kernel bug */
+}
+END_TEST
+#endif
 
 /* Messages and `info args` describe a layout or memory format by torch's
 ** name, from the same tables, not by its serialized code. */
@@ -306,6 +324,9 @@ Suite *suite_typed_args(void)
     TCase *tc = tcase_create("typed_args");
     tcase_add_test(tc, test_enum_tables);
     tcase_add_test(tc, test_value_descriptions_name_enums);
+#ifdef EPDBG_CHECK_CONTRACTS
+    tcase_add_test_raise_signal(tc, test_accessor_kind_check_fires, SIGABRT);
+#endif
     tcase_add_test(tc, test_layout_and_memory_format_arguments);
     tcase_add_test(tc, test_to_dtype_program);
     tcase_add_test(tc, test_keyword_only_arguments);
