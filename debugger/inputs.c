@@ -99,8 +99,7 @@ EpStatus input_args_parse(const char *text, InputArgs *a, EpError *err)
 
 const char *inputs_user_name(const Interp *ip, int i)
 {
-    const UserInput *u = interp_user_input(ip, i);
-    return u->arg_name ? u->arg_name : u->name;
+    return user_input_name(interp_user_input(ip, i));
 }
 
 char *inputs_how_to_give(const Interp *ip, bool full_screen)

@@ -382,15 +382,6 @@ static const char *dim_text(const SymDim *d, char *buf, size_t cap)
     return buf;
 }
 
-/* An input as messages name it: the argument of the user's forward where
-** the archive records it (x), else the graph's placeholder (l_x_, or x
-** itself in a newer archive).  check_inputs adds the placeholder after a
-** failure so both names are in front of the user. */
-static const char *input_name(const UserInput *u)
-{
-    return u->arg_name ? u->arg_name : u->name;
-}
-
 /* Whether actual lies outside the range constraint of sd's symbol (or of
 ** the whole expression): -1 below its minimum, 1 above its maximum (the
 ** bound in *bound), 0 inside or unconstrained.  torch's _check_symint
@@ -415,6 +406,10 @@ static int out_of_range(const Interp *ip, const SymDim *sd, int64_t actual, int6
     return 0;
 }
 
+/* Messages name an input as the user does (user_input_name); check_inputs
+** adds the graph's placeholder after a failure, so both names are in front
+** of the user. */
+
 /* One tensor input against its recorded metadata, the way torch's
 ** _check_input_constraints_for_graph does it, plus the dtype. */
 static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor *t, EpError *err)
@@ -424,11 +419,11 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
     if (!m)
         return EP_OK;
     if (m->dtype != DT_INVALID && t->dtype != m->dtype)
-        return ep_fail(err, EP_ERR_INPUT, "input %s is %s, but the program was exported for %s", input_name(u),
+        return ep_fail(err, EP_ERR_INPUT, "input %s is %s, but the program was exported for %s", user_input_name(u),
                        dtype_name(t->dtype), dtype_name(m->dtype));
     if (t->ndim != m->ndim)
-        return ep_fail(err, EP_ERR_INPUT, "input %s has %d dimensions %s, the program expects %d: %s", input_name(u),
-                       t->ndim, shape_str(t->ndim, t->sizes, b1, sizeof b1), m->ndim,
+        return ep_fail(err, EP_ERR_INPUT, "input %s has %d dimensions %s, the program expects %d: %s",
+                       user_input_name(u), t->ndim, shape_str(t->ndim, t->sizes, b1, sizeof b1), m->ndim,
                        tensor_meta_shape_str(m, b2, sizeof b2));
     for (int d = 0; d < m->ndim; d++) {
         const SymDim *sd = &m->sizes[d];
@@ -438,7 +433,7 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
                 return ep_fail(err, EP_ERR_INPUT,
                                "input %s.shape[%d] is %lld, but the program was exported with the static size %lld; "
                                "if it should vary, re-export with dynamic_shapes (e.g. Dim.DYNAMIC) for it",
-                               input_name(u), d, (long long)actual, (long long)sd->value);
+                               user_input_name(u), d, (long long)actual, (long long)sd->value);
             continue;
         }
         if (!sd->parsed)
@@ -446,12 +441,13 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
         char why[512] = "";
         int ok = sym_match(sd->parsed, &ip->syms, actual, why, sizeof why);
         if (ok == 0)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, which does not fit %s: %s", input_name(u), d,
+            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, which does not fit %s: %s",
+                           user_input_name(u), d,
                            (long long)actual, dim_text(sd, b1, sizeof b1), why);
         int64_t bound;
         int out = out_of_range(ip, sd, actual, &bound);
         if (out)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, %s %lld of %s", input_name(u), d,
+            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, %s %lld of %s", user_input_name(u), d,
                            (long long)actual, out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
                            dim_text(sd, b1, sizeof b1));
     }
@@ -461,23 +457,24 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
 static EpStatus check_scalar_input(Interp *ip, const UserInput *u, const Value *v, EpError *err)
 {
     if (!value_is_scalar(v))
-        return ep_fail(err, EP_ERR_INPUT, "input %s is a %s, the program expects a %s", input_name(u),
+        return ep_fail(err, EP_ERR_INPUT, "input %s is a %s, the program expects a %s", user_input_name(u),
                        value_kind_name(v->kind), arg_kind_name(u->kind));
     if (u->kind != ARG_SYM_INT)
         return EP_OK;
     if (v->kind != V_INT)
-        return ep_fail(err, EP_ERR_INPUT, "input %s must be an integer (SymInt)", input_name(u));
+        return ep_fail(err, EP_ERR_INPUT, "input %s must be an integer (SymInt)", user_input_name(u));
     const SymDim *d = strmap_get(&ip->ep->graph.sym_int_values, u->name); /* the graph's name */
     if (d && d->is_expr && d->parsed) {
         char why[512] = "";
         if (sym_match(d->parsed, &ip->syms, v->i, why, sizeof why) == 0)
-            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld does not fit %s: %s", input_name(u), (long long)v->i,
+            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld does not fit %s: %s", user_input_name(u),
+                           (long long)v->i,
                            d->expr, why);
         int64_t bound;
         int out = out_of_range(ip, d, v->i, &bound);
         if (out) {
             char b1[512];
-            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld is %s %lld of %s", input_name(u), (long long)v->i,
+            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld is %s %lld of %s", user_input_name(u), (long long)v->i,
                            out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
                            dim_text(d, b1, sizeof b1));
         }
@@ -558,7 +555,7 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
             ui++;
             if (u->kind == ARG_TENSOR) {
                 if (v.kind != V_TENSOR)
-                    rc = ep_fail(err, EP_ERR_INPUT, "input %s must be a tensor, got a %s", input_name(u),
+                    rc = ep_fail(err, EP_ERR_INPUT, "input %s must be a tensor, got a %s", user_input_name(u),
                                  value_kind_name(v.kind));
                 else
                     rc = check_tensor_input(ip, u, v.t, err);
@@ -566,7 +563,7 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
                 rc = check_scalar_input(ip, u, &v, err);
             } else if (u->kind != ARG_NONE && u->kind != ARG_INT && u->kind != ARG_FLOAT && u->kind != ARG_BOOL &&
                        u->kind != ARG_STRING) {
-                rc = ep_fail(err, EP_ERR_EXEC, "user input %s of kind %s is not supported", input_name(u),
+                rc = ep_fail(err, EP_ERR_EXEC, "user input %s of kind %s is not supported", user_input_name(u),
                              arg_kind_name(u->kind));
             }
             if (rc && u->arg_name) { /* both names: the user's and the graph's */

@@ -45,6 +45,13 @@ typedef struct UserInput {
     int spec_index;         /* index in the program's input specs */
 } UserInput;
 
+/* The name a user calls input u by: the forward's argument where the
+** archive records one (x), else the graph's placeholder. */
+static inline const char *user_input_name(const UserInput *u)
+{
+    return u->arg_name ? u->arg_name : u->name;
+}
+
 /* Prepare model's program for running.  Nodes whose op epdbg lacks, or
 ** whose arguments do not fit the op's schema, are recorded (see
 ** interp_check_supported) and fail only when executed. */
