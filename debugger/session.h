@@ -21,6 +21,7 @@
 #include "interp/interp.h"
 #include "interp/srcinfo.h"
 #include "node_table.h"
+#include "profiler/profile.h"
 
 typedef struct Session Session;
 typedef struct BpCond BpCond;
@@ -212,5 +213,22 @@ EpStatus session_set_value(Session *s, const char *name, Value v, EpError *err);
 /* Nodes whose output has NaN/Inf: which of node's tensor inputs were already
 ** non-finite, as "in0 (x): 3 NaN" lines (new string, caller frees). */
 char *session_nonfinite_inputs(const Session *s, int node);
+
+/* ---- profiling (profiler/profile.h) ------------------------------------------- */
+
+/* Start profiling the nodes the session runs from now on (exact or
+** sampling, opt NULL for the defaults): every step, continue and run is
+** measured until session_profile_stop; each time node 0 starts counts as a
+** new iteration.  EP_ERR_USAGE when already profiling; EP_ERR_EXEC when
+** the system refuses the sampling timer. */
+EpStatus session_profile_start(Session *s, const ProfileOptions *opt, EpError *err);
+/* Stop measuring; the profile stays for session_profile.  EP_ERR_USAGE
+** when not profiling. */
+EpStatus session_profile_stop(Session *s, EpError *err);
+bool session_profiling(const Session *s);
+/* What the current (or the last stopped) profile measured, or NULL when
+** nothing was ever profiled.  Owned by the session: valid until the next
+** session call that runs nodes or starts, stops or reads a profile. */
+const Profile *session_profile(Session *s);
 
 #endif

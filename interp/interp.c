@@ -103,6 +103,7 @@ Interp *interp_new(Model *model, const InterpOptions *opt, EpError *err)
     ip->ctx.syms = &ip->syms;
     ip->ctx.keep_values = ip->opt.keep_values;
     atomic_init(&ip->ctx.now, NULL);
+    atomic_init(&ip->ctx.now_top, NULL);
     return ip;
 }
 
@@ -188,6 +189,11 @@ void interp_set_hooks(Interp *ip, const InterpHooks *hooks)
 const _Atomic(const Node *) *interp_now_slot(const Interp *ip)
 {
     return &ip->ctx.now;
+}
+
+const _Atomic(const Node *) *interp_now_top_slot(const Interp *ip)
+{
+    return &ip->ctx.now_top;
 }
 
 const char *interp_node_problem(const Interp *ip, int i)
@@ -939,6 +945,7 @@ EpStatus interp_eval_node(Interp *ip, int i, ValueSubst subst, void *sctx, Value
     ** "now" slot, so a profiler never sees this evaluation */
     ctx.hooks = NULL;
     atomic_init(&ctx.now, NULL);
+    atomic_init(&ctx.now_top, NULL);
     if (rc == EP_OK)
         rc = graph_run_node(gp, i, scratch, &ctx, err);
     int nout = interp_node_num_outputs(ip, i);

@@ -178,6 +178,10 @@ void interp_set_hooks(Interp *ip, const InterpHooks *hooks);
 
 /* The address of the "now" slot, stable for ip's lifetime. */
 const _Atomic(const Node *) *interp_now_slot(const Interp *ip);
+/* The same for the node of the program's graph executing (a higher-order
+** node while its subgraphs run), NULL when none: what a sampler charges
+** a sample to, with no map from subgraph nodes to their callers. */
+const _Atomic(const Node *) *interp_now_top_slot(const Interp *ip);
 
 bool interp_bound(const Interp *ip);
 bool interp_finished(const Interp *ip);

@@ -116,6 +116,7 @@ struct RunCtx {
     ** the context without hooks, so its writes land in the copy's slot. */
     const InterpHooks *hooks;
     _Atomic(const Node *) now;
+    _Atomic(const Node *) now_top; /* the node of the program's graph now executing */
 };
 
 /* The slot of a value name in gp, or -1.  Inline so the runtime

@@ -133,6 +133,8 @@ EpStatus graph_run_node(const GraphPlan *gp, int i, Value *env, RunCtx *ctx, EpE
     ** this thread, and a Node never changes while the program is open */
     const Node *outer = atomic_load_explicit(&ctx->now, memory_order_relaxed);
     atomic_store_explicit(&ctx->now, n, memory_order_relaxed);
+    if (ctx->depth == 0)
+        atomic_store_explicit(&ctx->now_top, n, memory_order_relaxed);
     /* one call site for the body, so it is inlined here and a run without
     ** hooks pays only the two tests of h */
     const InterpHooks *h = ctx->hooks;
@@ -146,6 +148,8 @@ EpStatus graph_run_node(const GraphPlan *gp, int i, Value *env, RunCtx *ctx, EpE
     if (h && h->leave)
         h->leave(h->ud, &ref, rc);
     atomic_store_explicit(&ctx->now, outer, memory_order_relaxed);
+    if (ctx->depth == 0)
+        atomic_store_explicit(&ctx->now_top, NULL, memory_order_relaxed);
     return rc;
 }
 

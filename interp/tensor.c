@@ -31,9 +31,13 @@
 /* Bytes of tensor data epdbg allocated itself (not views of the mapped
 ** archive), now and at the high-water mark: what "live activations" cost. */
 static size_t live_bytes, peak_bytes;
+/* Every byte ever allocated and freed: a profiler's per-node deltas. */
+static uint64_t allocated_total, freed_total;
 
 static void account(size_t add, size_t sub)
 {
+    allocated_total += add;
+    freed_total += sub;
     live_bytes = live_bytes + add - sub;
     if (live_bytes > peak_bytes)
         peak_bytes = live_bytes;
@@ -43,6 +47,12 @@ void tensor_memory_stats(size_t *live, size_t *peak)
 {
     *live = live_bytes;
     *peak = peak_bytes;
+}
+
+void tensor_memory_counters(uint64_t *allocated, uint64_t *freed)
+{
+    *allocated = allocated_total;
+    *freed = freed_total;
 }
 
 void tensor_memory_reset_peak(void)

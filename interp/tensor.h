@@ -60,6 +60,10 @@ void storage_unref(Storage *s);
 ** count), now and at the high-water mark since the last reset. */
 void tensor_memory_stats(size_t *live, size_t *peak);
 void tensor_memory_reset_peak(void);
+/* Bytes of tensor data allocated and freed since the process started
+** (monotonic counters): what a node allocated is the difference of
+** allocated across it. */
+void tensor_memory_counters(uint64_t *allocated, uint64_t *freed);
 /* Free the recycled tensor headers and small storages (at exit, so leak
 ** checkers see a clean heap). */
 void tensor_caches_drain(void);
