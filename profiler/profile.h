@@ -12,8 +12,9 @@
 **   n = profile_rows(p, PROFILE_BY_LINE, &rows);    a view, for the writers
 **
 ** Files of profiler/ (each one job):
-**   profile.c         the data model's views: profile_rows (by op, node,
-**                     module tree, source line), profile_stats, profile_free
+**   profile.c         the data: profile_free, seconds per node, profile_stats
+**   profile_view.c    the views: profile_rows (by op, node, module tree,
+**                     source line)
 **   recorder.c        Profiler: exact mode (hooks, the timer's own cost
 **                     calibrated and subtracted), memory per node, shapes,
 **                     the timeline of the last iterations
