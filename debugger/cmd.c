@@ -2,8 +2,8 @@
 ** cmd.c -- the command table and its dispatcher: finding a command by
 ** exact name, gdb short form or unique prefix, `info` and `help`.  The
 ** commands themselves live in cmd_run.c, cmd_break.c, cmd_inspect.c,
-** cmd_graph.c, cmd_source.c and cmd_numerics.c, which cmd.c only lists:
-** none of them calls back into this file.
+** cmd_graph.c, cmd_source.c, cmd_numerics.c and cmd_profile.c, which
+** cmd.c only lists: none of them calls back into this file.
 */
 #include "cmd_int.h"
 
@@ -16,7 +16,7 @@
 
 static const CommandGroup *const GROUPS[] = {
     &CMD_GROUP_RUN, &CMD_GROUP_BREAK, &CMD_GROUP_INSPECT, &CMD_GROUP_GRAPH, &CMD_GROUP_SOURCE, &CMD_GROUP_NUMERICS,
-    &CMD_GROUP_MISC,
+    &CMD_GROUP_PROFILE, &CMD_GROUP_MISC,
 };
 #define NGROUPS ((int)(sizeof GROUPS / sizeof GROUPS[0]))
 
@@ -186,6 +186,7 @@ static const struct {
 } HELP_DETAILS[] = {
     {"break", BREAK_DETAILS},
     {"tbreak", BREAK_DETAILS},
+    {"profile", PROFILE_HELP_DETAILS},
 };
 
 /* One line of the command list: usage, short form, description in

@@ -6,7 +6,7 @@
 ** the same words.
 **
 ** Command groups live one per file (cmd_run.c, cmd_break.c, cmd_inspect.c,
-** cmd_graph.c, cmd_source.c, cmd_numerics.c), each exporting a
+** cmd_graph.c, cmd_source.c, cmd_numerics.c, cmd_profile.c), each exporting a
 ** CommandGroup that cmd.c lists; what the group files share is in
 ** cmd_int.h, the output sink in out.h.
 */
@@ -52,7 +52,7 @@ typedef struct CommandGroup {
 
 /* The groups of the command files (each defined in its file). */
 extern const CommandGroup CMD_GROUP_RUN, CMD_GROUP_BREAK, CMD_GROUP_INSPECT, CMD_GROUP_GRAPH, CMD_GROUP_SOURCE,
-    CMD_GROUP_NUMERICS, CMD_GROUP_MISC;
+    CMD_GROUP_NUMERICS, CMD_GROUP_PROFILE, CMD_GROUP_MISC;
 
 /* Run one command line ("" and "#..." lines do nothing).  Unknown or
 ** ambiguous names, bad arguments and failures are errors. */

@@ -44,4 +44,9 @@ char *cmd_node_line(const Session *s, int i);
 ** report use it too. */
 EpStatus cmd_print_expr(CmdCtx *c, const char *expr, bool hex, EpError *err);
 
+/* ---- help (cmd_profile.c) ---- */
+
+/* What `help profile` adds: the subcommands and what an iteration is. */
+extern const char PROFILE_HELP_DETAILS[];
+
 #endif

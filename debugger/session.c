@@ -139,6 +139,7 @@ void session_free(Session *s)
     free(s->display_ids);
     node_table_free(s->nodes);
     clear_inputs(s);
+    session_profile_free(s); /* puts the timer's hooks back before the Interp goes */
     interp_free(s->ip);
     node_timer_free(s->timer); /* after the Interp whose hooks point to it */
     model_free(s->model);
@@ -512,6 +513,7 @@ static int location_breakpoint(Session *s, int pc)
 static EpStatus drive(Session *s, GoalFn goal, const void *ctx, bool use_breakpoints)
 {
     s->interrupted = 0;
+    s->profile_stale = true; /* nodes are about to run: a profile taken before is out of date */
     for (int executed = 0;; executed++) {
         if (interp_finished(s->ip)) {
             stop_set(s, STOP_END, -1, false);

@@ -230,5 +230,10 @@ bool session_profiling(const Session *s);
 ** nothing was ever profiled.  Owned by the session: valid until the next
 ** session call that runs nodes or starts, stops or reads a profile. */
 const Profile *session_profile(Session *s);
+/* Show p (taken, whatever happens) as the session's profile, as if it had
+** been measured here: a profile read back from its JSON (`profile load`),
+** a test's hand-made one.  EP_ERR_USAGE while profiling, or when p is not
+** of this program (its node count or names differ). */
+EpStatus session_profile_adopt(Session *s, Profile *p, EpError *err);
 
 #endif

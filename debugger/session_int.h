@@ -34,9 +34,15 @@ struct Session {
     SessionProgressFn progress;
     void *progress_ctx;
     double progress_last;    /* when progress was last called */
+    /* profiling (session_profile.c) */
+    Profiler *profiler;      /* the recorder of the current or last profile, or NULL (owned) */
+    Profile *profile;        /* what session_profile last returned (owned), or NULL */
+    bool profile_stale;      /* nodes ran (or profiling started/stopped) since it was taken */
 };
 
 void breakpoint_free(Breakpoint *b);
+/* Drop the profiler and its profile (session_free; session_profile.c). */
+void session_profile_free(Session *s);
 /* Count a hit of breakpoint i; a temporary one is deleted. */
 void breakpoint_hit(Session *s, int i);
 
