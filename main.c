@@ -31,6 +31,12 @@ static const char USAGE[] =
     "      or torch.save files, told apart by content); a failing run saves its inputs to a\n"
     "      replay file; --shadow-fp64 also runs every node in float64 and reports where\n"
     "      float32 departs from it\n"
+    "  epdbg profile MODEL.pt2 [input options] [--iters N] [--warmup W] [--sample[=HZ]]\n"
+    "                [--clock cpu|wall] [--by op|node|module|line] [--threads T] [--top N]\n"
+    "                [--format table|json|chrome|speedscope|folded|svg] [--output FILE]\n"
+    "                [--diff OTHER.json]\n"
+    "      time every node over N runs (or sample them), by op, node, module or line of\n"
+    "      your source, with FLOPs, bytes and memory; `epdbg profile --help` says more\n"
     "  epdbg MODEL.pt2 [-x FILE] [--batch] [-ex CMD]... [--source-dir DIR]... [--no-color] [input options]\n"
     "      the debugger: step through the graph, breakpoints, inspection, time travel, time\n"
     "      per node; full-screen on a terminal (? lists the keys); -x/--batch/-ex run commands\n"
@@ -72,6 +78,7 @@ static const struct {
 } SUBCOMMANDS[] = {
     {"info", cli_info},
     {"run", cli_run},
+    {"profile", cli_profile},
     {"replay", replay_with_tui},
 };
 

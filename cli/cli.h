@@ -15,6 +15,9 @@
 
 int cli_info(int argc, char **argv);
 int cli_run(int argc, char **argv);
+/* `epdbg profile MODEL.pt2 ...`: run the program under the profiler and
+** write the report (cli/cli_profile.c). */
+int cli_profile(int argc, char **argv);
 
 typedef struct Session Session;
 typedef struct DebugArgs DebugArgs;

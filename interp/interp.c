@@ -186,6 +186,11 @@ void interp_set_hooks(Interp *ip, const InterpHooks *hooks)
     }
 }
 
+InterpHooks interp_hooks(const Interp *ip)
+{
+    return ip->ctx.hooks ? ip->hooks : (InterpHooks){0};
+}
+
 const _Atomic(const Node *) *interp_now_slot(const Interp *ip)
 {
     return &ip->ctx.now;
@@ -994,6 +999,58 @@ const Value *interp_value(const Interp *ip, const char *name)
     if (s < 0 || ip->env[s].kind == V_NONE)
         return NULL;
     return &ip->env[s];
+}
+
+static void add_live(InterpLiveTensor **all, int *n, int *cap, const char *name, const Value *v)
+{
+    if (!v || v->kind != V_TENSOR || !v->t->storage || v->t->storage->release)
+        return;
+    if (*n == *cap) {
+        *cap = *cap ? 2 * *cap : 64;
+        *all = ep_xrealloc(*all, (size_t)*cap * sizeof **all);
+    }
+    (*all)[(*n)++] = (InterpLiveTensor){name, v->t, (int64_t)v->t->storage->nbytes};
+}
+
+static int by_storage_then_name(const void *a, const void *b)
+{
+    const InterpLiveTensor *x = a, *y = b;
+    uintptr_t p = (uintptr_t)x->t->storage, q = (uintptr_t)y->t->storage;
+    return p != q ? (p > q) - (p < q) : strcmp(x->name, y->name);
+}
+
+static int by_bytes_desc(const void *a, const void *b)
+{
+    const InterpLiveTensor *x = a, *y = b;
+    return x->bytes != y->bytes ? (x->bytes < y->bytes) - (x->bytes > y->bytes) : strcmp(x->name, y->name);
+}
+
+int interp_live_tensors(const Interp *ip, InterpLiveTensor *out, int max)
+{
+    InterpLiveTensor *all = NULL;
+    int n = 0, cap = 0;
+    const ExportedProgram *ep = interp_program(ip);
+    for (int i = 0; i < ep->ninput_specs; i++)
+        if (ep->input_specs[i].kind == IN_USER_INPUT && ep->input_specs[i].arg.ref)
+            add_live(&all, &n, &cap, ep->input_specs[i].arg.ref, interp_value(ip, ep->input_specs[i].arg.ref));
+    for (int i = 0; i < interp_num_nodes(ip); i++)
+        for (int k = 0; k < interp_node_num_outputs(ip, i); k++) {
+            const char *name = interp_node_output_name(ip, i, k);
+            if (name)
+                add_live(&all, &n, &cap, name, interp_value(ip, name));
+        }
+    /* views share a storage: keep one entry per storage (the first name) */
+    qsort(all, (size_t)n, sizeof *all, by_storage_then_name);
+    int u = 0;
+    for (int i = 0; i < n; i++)
+        if (u == 0 || all[u - 1].t->storage != all[i].t->storage)
+            all[u++] = all[i];
+    qsort(all, (size_t)u, sizeof *all, by_bytes_desc);
+    int k = u < max ? u : max;
+    for (int i = 0; i < k; i++)
+        out[i] = all[i];
+    free(all);
+    return k;
 }
 
 /* The k-th reference inside a (possibly list) argument, counting from *seen. */

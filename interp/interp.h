@@ -175,6 +175,9 @@ typedef struct InterpHooks {
 /* Install hooks (copied; NULL, or both functions NULL, removes them).  One
 ** set at a time: a later call replaces the earlier.  Not from inside a hook. */
 void interp_set_hooks(Interp *ip, const InterpHooks *hooks);
+/* The hooks installed now (all NULL when none): a profiler keeps them to
+** call them on and to put them back. */
+InterpHooks interp_hooks(const Interp *ip);
 
 /* The address of the "now" slot, stable for ip's lifetime. */
 const _Atomic(const Node *) *interp_now_slot(const Interp *ip);
@@ -182,6 +185,20 @@ const _Atomic(const Node *) *interp_now_slot(const Interp *ip);
 ** node while its subgraphs run), NULL when none: what a sampler charges
 ** a sample to, with no map from subgraph nodes to their callers. */
 const _Atomic(const Node *) *interp_now_top_slot(const Interp *ip);
+
+/* A tensor alive in the run (interp_live_tensors). */
+typedef struct InterpLiveTensor {
+    const char *name;   /* the graph value holding it (borrowed) */
+    const Tensor *t;    /* borrowed */
+    int64_t bytes;      /* of its storage */
+} InterpLiveTensor;
+
+/* The largest tensors the run holds now among the user inputs and the
+** nodes' outputs of the program's graph, whose storage epdbg allocated
+** (views of the archive's weights do not count), each storage once,
+** largest first: up to max into out.  Returns how many.  A profiler calls
+** it where memory peaks; it allocates, so not from a signal handler. */
+int interp_live_tensors(const Interp *ip, InterpLiveTensor *out, int max);
 
 bool interp_bound(const Interp *ip);
 bool interp_finished(const Interp *ip);

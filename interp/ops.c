@@ -9,6 +9,7 @@
 */
 #include "ops.h"
 
+#include "ops/nn.h"
 #include "ops/table.h"
 
 #include <stdio.h>
@@ -327,4 +328,14 @@ EpStatus op_bind(const OpDef *op, int n, const char *const *names, const Value *
         for (int i = 0; i < s->nargs; i++)
             value_clear(&args[i]);
     return rc;
+}
+
+void ops_set_blas_threads(int n)
+{
+    nn_blas_set_threads(n);
+}
+
+int ops_blas_threads(void)
+{
+    return nn_blas_threads();
 }

@@ -25,6 +25,11 @@ const OpDef *op_lookup(const char *target);
 /* The name users know ("aten.add.Tensor") from a full target string. */
 const char *op_short_target(const char *target);
 
+/* Threads OpenBLAS may use for the GEMMs (default 1, the kernels' results
+** do not depend on it); `epdbg profile --threads` sets it. */
+void ops_set_blas_threads(int n);
+int ops_blas_threads(void);
+
 /* Bind values to op's schema: names[i] (NULL = positional) with vals[i].
 ** Fills args[0 .. schema nargs-1] with OWNED copies (tensors referenced,
 ** lists duplicated), taking defaults for what is missing and converting

@@ -33,6 +33,9 @@
 static size_t live_bytes, peak_bytes;
 /* Every byte ever allocated and freed: a profiler's per-node deltas. */
 static uint64_t allocated_total, freed_total;
+/* The high-water mark since tensor_memory_window_reset: a profiler's
+** per-node peak, without disturbing peak_bytes. */
+static size_t window_peak;
 
 static void account(size_t add, size_t sub)
 {
@@ -41,6 +44,18 @@ static void account(size_t add, size_t sub)
     live_bytes = live_bytes + add - sub;
     if (live_bytes > peak_bytes)
         peak_bytes = live_bytes;
+    if (live_bytes > window_peak)
+        window_peak = live_bytes;
+}
+
+void tensor_memory_window_reset(void)
+{
+    window_peak = live_bytes;
+}
+
+size_t tensor_memory_window_peak(void)
+{
+    return window_peak;
 }
 
 void tensor_memory_stats(size_t *live, size_t *peak)

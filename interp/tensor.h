@@ -64,6 +64,11 @@ void tensor_memory_reset_peak(void);
 ** (monotonic counters): what a node allocated is the difference of
 ** allocated across it. */
 void tensor_memory_counters(uint64_t *allocated, uint64_t *freed);
+/* A second high-water mark, restarted at the live bytes by reset: the
+** peak within one node, for a profiler (tensor_memory_stats's peak is
+** untouched). */
+void tensor_memory_window_reset(void);
+size_t tensor_memory_window_peak(void);
 /* Free the recycled tensor headers and small storages (at exit, so leak
 ** checkers see a clean heap). */
 void tensor_caches_drain(void);

@@ -50,6 +50,9 @@ typedef struct ProfileOptions {
     ProfileMode mode;
     int sample_hz;        /* sampling: 1 .. 100000 (default 1000) */
     ProfileClock clock;   /* sampling (default wall) */
+    bool iterations;      /* the caller brackets iterations with
+                          ** profiler_iteration_begin/end (the CLI); false
+                          ** (default): node 0 starting begins one (the debugger) */
 } ProfileOptions;
 
 extern const ProfileOptions PROFILE_OPTIONS_DEFAULT;
@@ -167,12 +170,15 @@ EpStatus profiler_start(Profiler *pr, EpError *err);
 /* Put back the hooks there were before / disarm the timer. */
 void profiler_stop(Profiler *pr);
 bool profiler_running(const Profiler *pr);
-/* Iterations: the CLI brackets each run; the debugger's profile calls
-** neither and the recorder counts a run each time node 0 starts. */
-void profiler_iteration_begin(Profiler *pr);
+/* Iterations (opt.iterations): the CLI brackets each run; a warm-up iteration is only
+** observed (shapes, memory), not timed.  The debugger's profile calls
+** neither: the recorder then counts a run each time node 0 starts, a run
+** is complete when the last node has run, and in sampling mode samples
+** outside nodes are not counted (the session sits idle between commands).
+** Sampling mode watches nodes through the hooks only until each node that
+** ran has been seen once (its shapes and memory), then removes them. */
+void profiler_iteration_begin(Profiler *pr, bool warmup);
 void profiler_iteration_end(Profiler *pr);
-/* Warm-up iterations run (for the header), and the thread count. */
-void profiler_set_context(Profiler *pr, int warmup, int threads);
 /* Mark the profile partial (a failing node, Ctrl-C), reason copied. */
 void profiler_mark_partial(Profiler *pr, const char *reason);
 /* What was measured so far, as a Profile (new; caller frees).  May be

@@ -52,6 +52,7 @@ EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha,
 /* Number of threads OpenBLAS may use (default 1; see nn_gemm.c for why).
 ** For a future --threads option of the front end. */
 void nn_blas_set_threads(int n);
+int nn_blas_threads(void);
 
 /* ---- small helpers (nn_util.c) ------------------------------------------ */
 

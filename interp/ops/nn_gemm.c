@@ -28,6 +28,11 @@ void nn_blas_set_threads(int n)
     blas_threads_applied = false;
 }
 
+int nn_blas_threads(void)
+{
+    return blas_threads;
+}
+
 static void apply_blas_threads(void)
 {
     if (!blas_threads_applied) {

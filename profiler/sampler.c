@@ -1,0 +1,179 @@
+/*
+** sampler.c -- timer_create(SIGEV_THREAD_ID) + a SIGPROF handler that only
+** counts (sampler.h says why each choice).
+**
+** The counters are relaxed atomics written only by the handler, which runs
+** on the interpreting thread; the reader (the same thread, between nodes or
+** after disarming) may see a count one sample old, never a torn one.
+*/
+#include "profiler/sampler.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#ifndef sigev_notify_thread_id
+#define sigev_notify_thread_id _sigev_un._tid
+#endif
+
+struct Sampler {
+    const _Atomic(const Node *) *slot;
+    const Node *nodes;
+    int nnodes;
+    int hz;
+    ProfileClock clock;
+    timer_t timer;
+    bool armed;
+    _Atomic bool paused;         /* armed, but samples are dropped */
+    struct sigaction old_action; /* restored on disarm */
+    _Atomic int64_t *counts;     /* nnodes of them */
+    _Atomic int64_t outside, total;
+};
+
+/* The armed sampler; the handler's only way to find its counters. */
+static Sampler *_Atomic armed_sampler;
+
+static void bump(_Atomic int64_t *c)
+{
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
+}
+
+/* The whole hot path.  Async-signal-safe: atomics and arithmetic only. */
+static void on_sample(int sig)
+{
+    (void)sig;
+    Sampler *s = atomic_load_explicit(&armed_sampler, memory_order_relaxed);
+    if (!s || atomic_load_explicit(&s->paused, memory_order_relaxed))
+        return;
+    const Node *n = atomic_load_explicit(s->slot, memory_order_relaxed);
+    bump(&s->total);
+    if (n && n >= s->nodes && n < s->nodes + s->nnodes)
+        bump(&s->counts[n - s->nodes]);
+    else
+        bump(&s->outside);
+}
+
+Sampler *sampler_new(const _Atomic(const Node *) *slot, const Node *nodes, int nnodes, int hz, ProfileClock clock,
+                     EpError *err)
+{
+    if (hz < PROFILE_MIN_HZ || hz > PROFILE_MAX_HZ) {
+        ep_fail(err, EP_ERR_USAGE, "sampling rate %d Hz is outside %d Hz .. %d kHz", hz, PROFILE_MIN_HZ,
+                PROFILE_MAX_HZ / 1000);
+        return NULL;
+    }
+    Sampler *s = ep_xcalloc(1, sizeof *s);
+    s->slot = slot;
+    s->nodes = nodes;
+    s->nnodes = nnodes > 0 ? nnodes : 0;
+    s->hz = hz;
+    s->clock = clock;
+    s->counts = ep_xcalloc((size_t)(s->nnodes ? s->nnodes : 1), sizeof *s->counts);
+    struct sigevent sev;
+    memset(&sev, 0, sizeof sev);
+    sev.sigev_notify = SIGEV_THREAD_ID;
+    sev.sigev_signo = SIGPROF;
+    sev.sigev_notify_thread_id = (pid_t)syscall(SYS_gettid);
+    clockid_t id = clock == PROFILE_CLOCK_CPU ? CLOCK_PROCESS_CPUTIME_ID : CLOCK_MONOTONIC;
+    if (timer_create(id, &sev, &s->timer) != 0) {
+        ep_fail(err, EP_ERR_EXEC, "cannot create the sampling timer: %s", strerror(errno));
+        free(s->counts);
+        free(s);
+        return NULL;
+    }
+    return s;
+}
+
+void sampler_free(Sampler *s)
+{
+    if (!s)
+        return;
+    sampler_disarm(s);
+    timer_delete(s->timer);
+    free(s->counts);
+    free(s);
+}
+
+EpStatus sampler_arm(Sampler *s, EpError *err)
+{
+    if (s->armed)
+        return EP_OK;
+    Sampler *none = NULL;
+    if (!atomic_compare_exchange_strong(&armed_sampler, &none, s))
+        return ep_fail(err, EP_ERR_USAGE, "another sampling profile is running");
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sample;
+    sa.sa_flags = SA_RESTART; /* a sample must not make a read() or write() fail */
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGPROF, &sa, &s->old_action);
+    long ns = 1000000000L / s->hz;
+    struct itimerspec its = {.it_interval = {ns / 1000000000L, ns % 1000000000L},
+                             .it_value = {ns / 1000000000L, ns % 1000000000L}};
+    if (timer_settime(s->timer, 0, &its, NULL) != 0) {
+        int e = errno;
+        sigaction(SIGPROF, &s->old_action, NULL);
+        atomic_store(&armed_sampler, NULL);
+        return ep_fail(err, EP_ERR_EXEC, "cannot start the sampling timer: %s", strerror(e));
+    }
+    s->armed = true;
+    return EP_OK;
+}
+
+void sampler_disarm(Sampler *s)
+{
+    if (!s || !s->armed)
+        return;
+    struct itimerspec off;
+    memset(&off, 0, sizeof off);
+    timer_settime(s->timer, 0, &off, NULL);
+    /* a signal already pending runs the handler, which finds no sampler:
+    ** ignore it rather than restoring a default action that would kill us */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    atomic_store(&armed_sampler, NULL);
+    if (s->old_action.sa_handler == SIG_DFL && !(s->old_action.sa_flags & SA_SIGINFO))
+        sigaction(SIGPROF, &ign, NULL);
+    else
+        sigaction(SIGPROF, &s->old_action, NULL);
+    s->armed = false;
+}
+
+void sampler_pause(Sampler *s, bool paused)
+{
+    atomic_store_explicit(&s->paused, paused, memory_order_relaxed);
+}
+
+bool sampler_armed(const Sampler *s)
+{
+    return s && s->armed;
+}
+
+int64_t sampler_count(const Sampler *s, int i)
+{
+    return i >= 0 && i < s->nnodes ? atomic_load_explicit(&s->counts[i], memory_order_relaxed) : 0;
+}
+
+int64_t sampler_outside(const Sampler *s)
+{
+    return atomic_load_explicit(&s->outside, memory_order_relaxed);
+}
+
+int64_t sampler_total(const Sampler *s)
+{
+    return atomic_load_explicit(&s->total, memory_order_relaxed);
+}
+
+void sampler_reset(Sampler *s)
+{
+    for (int i = 0; i < s->nnodes; i++)
+        atomic_store_explicit(&s->counts[i], 0, memory_order_relaxed);
+    atomic_store_explicit(&s->outside, 0, memory_order_relaxed);
+    atomic_store_explicit(&s->total, 0, memory_order_relaxed);
+}
