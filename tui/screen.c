@@ -208,6 +208,12 @@ static wchar_t ascii_of(uint32_t ch)
     case 0x25BE: return 'v'; /* an unfolded group */
     case 0x25B8: return '>'; /* a folded group */
     case 0x2026: return '~'; /* ellipsis */
+    case 0x2588: return '#'; /* a full block: profile bars, the hottest heat */
+    case 0x2589: case 0x258A: case 0x258B: case 0x258C: return '#'; /* a bar's last cell, half or more */
+    case 0x258D: case 0x258E: case 0x258F: return '-'; /* ... less than half */
+    case 0x2593: return '+'; /* heat shades, hot to cool */
+    case 0x2592: return ':';
+    case 0x2591: return '.';
     default: return ch < 0x80 ? (wchar_t)ch : '?';
     }
 }

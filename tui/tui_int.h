@@ -131,6 +131,13 @@ struct Tui {
     ** progress of a long run is drawn through it. */
     void (*present)(Tui *t);
     void *present_ctx;
+    /* the session's profile as the panes last saw it (tui_profile) */
+    unsigned long profile_gen;  /* bumped whenever what it says changed */
+    const Profile *profile_seen;
+    int profile_iters;
+    double profile_wall;
+    int64_t profile_work;       /* executions + samples measured */
+    bool profile_running;
 };
 
 /* ---- for panes (tui_state.c) ------------------------------------------------------ */
@@ -141,6 +148,12 @@ void tui_select_node(Tui *t, int node);
 void tui_inspect(Tui *t, const char *name);
 /* A note on the status line until the next key. */
 void tui_note(Tui *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Focus pane id (a PaneId): a pane's jump to another ("show this line"). */
+void tui_focus(Tui *t, int pane);
+/* The session's profile (NULL: none) and in *gen a number that changes
+** whenever the profile does (more measured, a new one, running or not):
+** what a pane's cache of rows or shares is keyed by. */
+const Profile *tui_profile(Tui *t, unsigned long *gen);
 /* Tell every pane the run moved or the selection changed (their
 ** changed()); tui_select_node and tui_inspect do it themselves. */
 void tui_panes_changed(Tui *t);

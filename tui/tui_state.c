@@ -97,6 +97,39 @@ void tui_inspect(Tui *t, const char *name)
     tui_panes_changed(t);
 }
 
+void tui_focus(Tui *t, int pane)
+{
+    if (pane < 0 || pane >= PANE_COUNT)
+        return;
+    t->return_focus = -1;
+    t->focus = pane;
+}
+
+const Profile *tui_profile(Tui *t, unsigned long *gen)
+{
+    const Profile *p = session_profile(t->s);
+    int64_t work = 0;
+    if (p) {
+        work = p->samples + p->outside_samples;
+        for (int i = 0; i < p->nnodes; i++)
+            work += p->nodes[i].time.count;
+    }
+    bool running = session_profiling(t->s);
+    /* the session takes a new Profile only after nodes ran, so the same
+    ** address with the same counts is the same profile */
+    if (p != t->profile_seen || (p && (p->iters != t->profile_iters || p->wall != t->profile_wall ||
+                                       work != t->profile_work)) || running != t->profile_running) {
+        t->profile_gen++;
+        t->profile_seen = p;
+        t->profile_iters = p ? p->iters : 0;
+        t->profile_wall = p ? p->wall : 0;
+        t->profile_work = work;
+        t->profile_running = running;
+    }
+    *gen = t->profile_gen;
+    return p;
+}
+
 /* ---- the console log ------------------------------------------------------------ */
 
 #define LOG_MAX_LINES 5000
