@@ -7,7 +7,11 @@
 **        #4 relu       aten.relu.default    float32[s0, 32]            fc1
 **
 ** Markers: '>' the node the run is at, '*' a breakpoint, '!' its output
-** had NaN/Inf; nodes already run are drawn in the "done" style.  The op
+** had NaN/Inf; nodes already run are drawn in the "done" style.  While the
+** session has a profile a heat column follows the markers: a shade from
+** '░' to '█' by the node's share of the profile's time, in quarters of the
+** hottest node's share (so the hot spots of a large graph stand out), and
+** blank for a node that took no measurable time.  The op
 ** column shortens and then gives way on a narrow pane (see layout_for).
 **
 ** The row model is built once, at create(): an "item" list in display
@@ -23,6 +27,7 @@
 #define PCRE2_CODE_UNIT_WIDTH 8
 #include <pcre2.h>
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +42,7 @@
 #define NAME_MIN 16 /* what a narrow pane still gives "#12 name" */
 #define SHAPE_CAP 40
 #define MARK_COLS 3 /* '>' current, '*' breakpoint, '!' NaN seen */
+#define HEAT_COLS 2 /* the heat glyph and a space, while there is a profile */
 
 typedef struct Group {
     char *path;   /* the module path, dotted: "encoder.layers.0" */
@@ -70,6 +76,10 @@ typedef struct GraphPane {
     int w_name, w_op, w_brief, w_shape; /* natural column widths (capped; shapes: as recorded) */
     int w_compact;   /* the shape column with short dtype names */
     int max_depth;   /* deepest node row's indentation level */
+    /* per node: its heat level 0..4 (HEAT_GLYPHS), while there is a profile */
+    unsigned char *heat;
+    bool has_heat;
+    unsigned long heat_gen; /* tui_profile's generation heat was computed at */
     /* the last search (t->search), compiled to highlight its matches */
     char *re_text;
     pcre2_code *re;
@@ -385,6 +395,8 @@ static void *graph_create(Tui *t)
     p->node_item = ep_xmalloc(cnt * sizeof *p->node_item);
     p->rec = ep_xcalloc(cnt, sizeof *p->rec);
     p->symbolic = ep_xcalloc(cnt, sizeof *p->symbolic);
+    p->heat = ep_xcalloc(cnt, sizeof *p->heat);
+    p->heat_gen = (unsigned long)-1;
     build_rows(p, ip);
     p->vis = ep_xmalloc((size_t)(p->nitems ? p->nitems : 1) * sizeof *p->vis);
     rebuild_visible(p);
@@ -436,6 +448,7 @@ static void graph_destroy(void *state)
     free(p->node_item);
     free(p->rec);
     free(p->symbolic);
+    free(p->heat);
     free(p->vis);
     free(p->re_text);
     pcre2_match_data_free(p->md);
@@ -444,6 +457,9 @@ static void graph_destroy(void *state)
 }
 
 /* ---- drawing ---------------------------------------------------------------------------- */
+
+/* Heat levels 1..4, cool to hot (screen.c: '.', ':', '+', '#' in ASCII). */
+static const char *const HEAT_GLYPHS[5] = {" ", "░", "▒", "▓", "█"};
 
 /* Print text in at most width cells from col, ending in '…' when cut. */
 static void put_field(Canvas *c, int row, int col, int width, Style st, const char *text)
@@ -505,6 +521,7 @@ static bool concrete_shapes(const Interp *ip, int node, char *buf, size_t cap)
 typedef enum OpForm { COL_OP_FULL, COL_OP_BRIEF, COL_OP_NONE } OpForm;
 
 typedef struct Layout {
+    int marks;      /* columns before the indentation: markers, heat */
     int indent_cap; /* indentation levels shown */
     OpForm op_form;
     int name_w, op_col, op_w, shape_col, module_col;
@@ -513,11 +530,12 @@ typedef struct Layout {
 static Layout layout_for(const GraphPane *p, int cols)
 {
     Layout l;
+    l.marks = MARK_COLS + (p->has_heat ? HEAT_COLS : 0);
     /* deep nesting may take at most a quarter of the width */
     l.indent_cap = p->max_depth;
     while (l.indent_cap > 0 && 2 * l.indent_cap > cols / 4)
         l.indent_cap--;
-    int fixed = MARK_COLS + 2 * l.indent_cap;
+    int fixed = l.marks + 2 * l.indent_cap;
     l.name_w = p->w_name;
     int rest = cols - fixed - l.name_w - 2 - p->w_shape;
     if (rest >= p->w_op + 2) {
@@ -551,7 +569,7 @@ static void draw_header(const Tui *t, const GraphPane *p, Canvas *c, int row, in
             canvas_print(c, row, 0, ST_CURRENT, ">");
     }
     int depth = gr->depth < l->indent_cap ? gr->depth : l->indent_cap;
-    int col = MARK_COLS + 2 * depth;
+    int col = l->marks + 2 * depth;
     col = canvas_print(c, row, col, base, gr->folded ? "▸ " : "▾ ");
     col = canvas_print(c, row, col, base, gr->label);
     if (gr->type[0])
@@ -620,9 +638,11 @@ static void draw_node(const Tui *t, const GraphPane *p, Canvas *c, int row, int 
         canvas_print(c, row, 1, ST_BREAK, "*");
     if (t->nan_seen && i < t->nnodes && t->nan_seen[i])
         canvas_print(c, row, 2, ST_NAN, "!");
+    if (p->has_heat && p->heat[i])
+        canvas_print(c, row, MARK_COLS, cursor_row ? base : ST_BREAK, HEAT_GLYPHS[p->heat[i]]); /* red: hot */
     if (depth > l->indent_cap)
         depth = l->indent_cap;
-    int col = MARK_COLS + 2 * depth;
+    int col = l->marks + 2 * depth;
     char idname[512];
     snprintf(idname, sizeof idname, "#%d %s", i, node->name);
     /* shallower rows lend their unused indentation to the name */
@@ -653,6 +673,29 @@ static void draw_node(const Tui *t, const GraphPane *p, Canvas *c, int row, int 
     canvas_print(c, row, mcol, st == ST_NORMAL || st == ST_DONE ? ST_DIM : st, mpath);
 }
 
+/* Keep the heat levels in step with the session's profile. */
+static void update_heat(Tui *t, GraphPane *p)
+{
+    unsigned long gen;
+    const Profile *prof = tui_profile(t, &gen);
+    if (gen == p->heat_gen)
+        return;
+    p->heat_gen = gen;
+    p->has_heat = prof && prof->nnodes == p->nnodes;
+    if (!p->has_heat)
+        return;
+    double max = 0;
+    for (int i = 0; i < p->nnodes; i++) {
+        double s = profile_node_seconds(prof, i);
+        max = s > max ? s : max;
+    }
+    for (int i = 0; i < p->nnodes; i++) {
+        double s = profile_node_seconds(prof, i);
+        int level = max > 0 && s > 0 ? (int)ceil(4 * s / max) : 0;
+        p->heat[i] = (unsigned char)(level < 0 ? 0 : level > 4 ? 4 : level);
+    }
+}
+
 static void graph_draw(Tui *t, void *state, Canvas *c, bool focused)
 {
     GraphPane *p = state;
@@ -660,6 +703,7 @@ static void graph_draw(Tui *t, void *state, Canvas *c, bool focused)
     if (c->rows <= 0 || c->cols <= 0)
         return;
     follow_selection(t, p);
+    update_heat(t, p);
     if (p->nvis == 0) {
         canvas_print(c, 0, 1, ST_DIM, "(the graph has no nodes)");
         return;
