@@ -12,6 +12,12 @@
 ** When the file is nowhere readable, the line the trace recorded stands in
 ** for it, with a hint about --source-dir.
 **
+** While the session has a profile, the gutter gives each line its share
+** of the profile's time -- the nodes whose user frame (the by-line view's
+** attribution) is that line -- and marks lines of HOT_PCT or more:
+**
+**   > 10  42.1%      return x * 2.0 - 1.0
+**
 ** Frames are numbered as the `frame` command numbers them (#0 is the
 ** innermost); picking one here sets the same CmdCtx frame, so `list` and
 ** `frame` at the prompt agree with what the pane shows.  Files come from
@@ -32,6 +38,8 @@
 /* Columns of source shown at most (longer lines are cut). */
 #define LINE_CAP 1024
 #define TAB_WIDTH 8
+/* A line with this share of the profile's time or more is marked hot. */
+#define HOT_PCT 10.0
 
 typedef struct SourceFile {
     char *name;         /* the file as the trace records it (the key; NULL: a free slot) */
@@ -54,6 +62,11 @@ typedef struct SourcePane {
     unsigned long placed_load; /* ... and the reading of the file it was placed in */
     int line_top;       /* first source line on screen (1-based) */
     int frame_top;      /* first frame row on screen */
+    /* the profile's share per line of one file (line_shares) */
+    char *pct_file;     /* the file (owned), NULL: not computed */
+    double *pct;        /* per line 0..npct-1, percent of the profile's time (owned) */
+    int npct;
+    unsigned long pct_gen; /* tui_profile's generation they were computed at */
 } SourcePane;
 
 /* Where the parts of the pane go in a content area of rows rows. */
@@ -211,6 +224,40 @@ static int digits(int n)
     return d;
 }
 
+/* ---- the profile's shares -------------------------------------------------------- */
+
+/* Percent of the profile's time per line of file (NULL when there is no
+** profile): the nodes whose user frame is in file, summed by line. */
+static const double *line_shares(Tui *t, SourcePane *p, const char *file, int *n)
+{
+    unsigned long gen;
+    const Profile *prof = tui_profile(t, &gen);
+    *n = 0;
+    if (!prof)
+        return NULL;
+    if (gen != p->pct_gen || !p->pct_file || strcmp(p->pct_file, file) != 0) {
+        free(p->pct_file);
+        free(p->pct);
+        p->pct_file = ep_xstrdup(file);
+        p->pct_gen = gen;
+        p->npct = 1;
+        for (int i = 0; i < prof->nnodes; i++) {
+            const ProfileNode *nd = &prof->nodes[i];
+            if (nd->file && strcmp(nd->file, file) == 0 && nd->line >= p->npct)
+                p->npct = nd->line + 1;
+        }
+        p->pct = ep_xcalloc((size_t)p->npct, sizeof *p->pct);
+        double total = profile_total_seconds(prof);
+        for (int i = 0; i < prof->nnodes && total > 0; i++) {
+            const ProfileNode *nd = &prof->nodes[i];
+            if (nd->file && nd->line > 0 && strcmp(nd->file, file) == 0)
+                p->pct[nd->line] += 100 * profile_node_seconds(prof, i) / total;
+        }
+    }
+    *n = p->npct;
+    return p->pct;
+}
+
 /* ---- drawing ----------------------------------------------------------------------- */
 
 /* "#4 linear_1  fc2 (torch.nn.modules.linear.Linear)" */
@@ -255,8 +302,9 @@ static void draw_frames(const Tui *t, SourcePane *p, Canvas *c, const SourceLayo
     }
 }
 
-/* One source line at row: marker, number, text with tabs expanded. */
-static void draw_line(Canvas *c, int row, int numw, int lineno, const char *text, int len, bool current)
+/* One source line at row: marker, number, the profile's share (pct < 0:
+** no profile, the column is left out), text with tabs expanded. */
+static void draw_line(Canvas *c, int row, int numw, int lineno, double pct, const char *text, int len, bool current)
 {
     char buf[LINE_CAP + 1];
     int n = 0;
@@ -273,7 +321,16 @@ static void draw_line(Canvas *c, int row, int numw, int lineno, const char *text
     Style st = current ? ST_CURRENT : ST_NORMAL;
     if (current)
         canvas_fill_row(c, row, ST_CURRENT);
-    int col = canvas_printf(c, row, 0, current ? ST_CURRENT : ST_DIM, "%c %*d  ", current ? '>' : ' ', numw, lineno);
+    Style gutter = current ? ST_CURRENT : ST_DIM;
+    int col = canvas_printf(c, row, 0, gutter, "%c %*d  ", current ? '>' : ' ', numw, lineno);
+    if (pct >= 0) {
+        Style ps = pct >= HOT_PCT ? ST_BREAK : gutter;
+        if (pct >= 0.05)
+            canvas_printf(c, row, col, ps, "%5.1f%%", pct);
+        else if (pct > 0)
+            canvas_print(c, row, col, ps, " <0.1%");
+        col += 6 + 2;
+    }
     canvas_print(c, row, col, st, buf);
 }
 
@@ -292,11 +349,14 @@ static void draw_source(Tui *t, SourcePane *p, Canvas *c, const SourceLayout *l,
     if (l->src_rows <= 0)
         return;
     SourceFile *sf = file_get(t, p, f->file);
+    int npct;
+    const double *pct = line_shares(t, p, f->file, &npct);
     if (!sf->text || f->line < 1 || f->line > sf->nlines) {
         /* what the trace recorded is all there is */
         int numw = digits(f->line > 0 ? f->line : 0);
         const char *code = f->code ? f->code : "(no code recorded)";
-        draw_line(c, l->src_top, numw, f->line, code, (int)strlen(code), true);
+        double lp = !pct ? -1 : f->line > 0 && f->line < npct ? pct[f->line] : 0;
+        draw_line(c, l->src_top, numw, f->line, lp, code, (int)strlen(code), true);
         if (l->src_rows > 1) {
             if (!sf->text)
                 canvas_print(c, l->src_top + 1, 0, ST_DIM, "(file not readable here; --source-dir DIR)");
@@ -323,7 +383,8 @@ static void draw_source(Tui *t, SourcePane *p, Canvas *c, const SourceLayout *l,
         const char *s = sf->text + sf->starts[line - 1];
         const char *nl = strchr(s, '\n');
         int len = nl ? (int)(nl - s) : (int)strlen(s);
-        draw_line(c, l->src_top + r, numw, line, s, len, line == f->line);
+        double lp = !pct ? -1 : line < npct ? pct[line] : 0;
+        draw_line(c, l->src_top + r, numw, line, lp, s, len, line == f->line);
     }
 }
 
@@ -497,6 +558,8 @@ static void source_destroy(void *state)
         return;
     for (int i = 0; i < FILE_CACHE; i++)
         file_clear(&p->files[i]);
+    free(p->pct_file);
+    free(p->pct);
     free(p);
 }
 
