@@ -176,7 +176,7 @@ static int flat_rows(const Profile *p, ProfileBy by, Acc **out)
     Acc *acc = ep_xmalloc((size_t)(nn + 1) * sizeof *acc); /* + the other row */
     int n = 0;
     for (int i = 0; i < nn; i++) {
-        if (i == 0 || strcmp(k[i].key, k[i - 1].key) != 0) {
+        if (n == 0 || strcmp(k[i].key, acc[n - 1].row.key) != 0) {
             acc[n++] = acc_new(k[i].key);
         } else {
             free(k[i].key);
@@ -307,7 +307,8 @@ static int module_rows(const Profile *p, Acc **out)
             par->kids[par->nkids++] = i;
         }
     for (int i = 0; i < n; i++)
-        qsort_r(m[i].kids, (size_t)m[i].nkids, sizeof *m[i].kids, cmp_kid, m);
+        if (m[i].nkids > 1) /* a leaf's kids is NULL, which qsort_r may not take */
+            qsort_r(m[i].kids, (size_t)m[i].nkids, sizeof *m[i].kids, cmp_kid, m);
     /* preorder with an explicit stack: a path of many dots must not
     ** exhaust the C stack */
     Acc *acc = ep_xmalloc((size_t)(n + 1) * sizeof *acc);
