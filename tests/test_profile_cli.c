@@ -180,6 +180,22 @@ START_TEST(test_table_by_line)
 }
 END_TEST
 
+/* One line does nearly all the work (a 128x512 @ 512x512 linear inside
+** nn.Linear, whose innermost frames are torch's): the line view puts the
+** user's line that called the module first, in exact and sampling mode. */
+START_TEST(test_hot_line_first)
+{
+    const char *exact[] = {"profile", FIX "hot_line.pt2", "--by", "line", "--iters", "5", NULL};
+    const char *sampled[] = {"profile", FIX "hot_line.pt2", "--by", "line", "--sample=2000", "--iters", "200", NULL};
+    RunResult r = run(_i ? sampled : exact);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    const char *first = strstr(r.out, "\ntests/src/hot_line.py:");
+    ck_assert_msg(first && strncmp(first + 1, "tests/src/hot_line.py:14 ", 25) == 0, "%s", r.out);
+    ck_assert(strstr(first, "c = self.proj(b)"));
+    run_result_free(&r);
+}
+END_TEST
+
 START_TEST(test_diff)
 {
     char *dir = test_tmpdir();
@@ -474,6 +490,7 @@ Suite *suite_profile_cli(void)
     tcase_add_loop_test(tc, test_every_format_to_a_file, 0, (int)EP_ARRAY_LEN(FORMATS));
     tcase_add_test(tc, test_table_by_op);
     tcase_add_test(tc, test_table_by_line);
+    tcase_add_loop_test(tc, test_hot_line_first, 0, 2);
     tcase_add_test(tc, test_diff);
     tcase_add_test(tc, test_refused_options);
     tcase_add_test(tc, test_unwritable_output_and_bad_diff);
