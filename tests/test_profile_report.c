@@ -560,7 +560,7 @@ START_TEST(test_diff_rejected)
     free(b->nodes[2].name);
     b->nodes[2].name = dup("mm");
     ck_assert_int_eq(report_write(f, p, REPORT_TABLE, &(ReportOptions){.base = b}, &err), EP_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err.msg, "before.json is not a profile of the same program"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "the base profile (of before.json) is not of the same program"));
     ck_assert_ptr_nonnull(strstr(err.msg, "node 2 is 'mm' there, 'linear_1' here"));
     /* fewer nodes */
     b->nnodes--;
