@@ -823,6 +823,10 @@ START_TEST(test_json_bad_files)
          "nodes[0].scopes: expected an array"},
         {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\", \"scopes\": [{\"path\": 1}]}]}",
          "nodes[0].scopes[0].path: expected a string"},
+        {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\", \"scopes\": [{\"path\": "
+         "\"a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a."
+         "a.a.a.a.a.a.a.a.a\"}]}]}",
+         "nodes[0].scopes[0].path: a module path of more than 4096 characters or 64 levels"},
         {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\", \"time\": []}]}",
          "nodes[0].time: expected an object"},
         {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}], "
