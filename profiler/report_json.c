@@ -338,6 +338,9 @@ static void put_diff_summary(FILE *f, const Profile *p, const Profile *base)
 EpStatus report_json(FILE *f, const Profile *p, const ReportOptions *o, EpError *err)
 {
     EP_UNUSED(err);
+    static const ReportOptions defaults = {.by = PROFILE_BY_OP};
+    if (!o)
+        o = &defaults;
     fprintf(f, "{\"format\": \"%s\", \"version\": %d,\n  ", FORMAT_NAME, FORMAT_VERSION);
     put_fields(f, p, FIELDS(PROFILE_FIELDS), ",\n  ");
     fputs(",\n  \"total_seconds\": ", f);
