@@ -75,16 +75,15 @@ static const char *or_unknown(const char *s)
 ** order; else EP_ERR_USAGE naming the first difference. */
 static EpStatus same_program(const Profile *p, const Profile *base, EpError *err)
 {
-    const char *what = base->model_path ? base->model_path : "the base profile";
+    const char *what = base->model_path ? base->model_path : "?";
     if (p->nnodes != base->nnodes)
-        return ep_fail(err, EP_ERR_USAGE, "--diff: %s is not a profile of the same program: it has %d nodes, this one %d",
-                       what, base->nnodes, p->nnodes);
+        return ep_fail(err, EP_ERR_USAGE, "--diff: the base profile (of %s) is not of the same program: "
+                       "it has %d nodes, this one %d", what, base->nnodes, p->nnodes);
     for (int i = 0; i < p->nnodes; i++) {
         const char *a = p->nodes[i].name, *b = base->nodes[i].name;
         if (!a || !b || strcmp(a, b) != 0)
-            return ep_fail(err, EP_ERR_USAGE,
-                           "--diff: %s is not a profile of the same program: node %d is '%s' there, '%s' here", what,
-                           i, or_unknown(b), or_unknown(a));
+            return ep_fail(err, EP_ERR_USAGE, "--diff: the base profile (of %s) is not of the same program: "
+                           "node %d is '%s' there, '%s' here", what, i, or_unknown(b), or_unknown(a));
     }
     return EP_OK;
 }

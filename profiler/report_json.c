@@ -338,6 +338,9 @@ static void put_diff_summary(FILE *f, const Profile *p, const Profile *base)
 EpStatus report_json(FILE *f, const Profile *p, const ReportOptions *o, EpError *err)
 {
     EP_UNUSED(err);
+    static const ReportOptions defaults = {.by = PROFILE_BY_OP};
+    if (!o)
+        o = &defaults;
     fprintf(f, "{\"format\": \"%s\", \"version\": %d,\n  ", FORMAT_NAME, FORMAT_VERSION);
     put_fields(f, p, FIELDS(PROFILE_FIELDS), ",\n  ");
     fputs(",\n  \"total_seconds\": ", f);
@@ -457,6 +460,20 @@ static EpStatus get_array(const JCtx *c, const JPath *p, const cJSON *o, const c
     return EP_OK;
 }
 
+/* The module view makes a row of every prefix of a path, so a hostile
+** path of a million dots would cost the square of its length: real ones
+** are a few levels deep. */
+#define MAX_PATH_LEN 4096
+#define MAX_PATH_DEPTH 64
+
+static bool plausible_path(const char *path)
+{
+    int dots = 0;
+    for (const char *c = path; *c; c++)
+        dots += *c == '.';
+    return strlen(path) <= MAX_PATH_LEN && dots < MAX_PATH_DEPTH;
+}
+
 static EpStatus get_node(const JCtx *c, const JPath *p, const cJSON *o, ProfileNode *n)
 {
     EpStatus rc = get_fields(c, p, o, n, FIELDS(NODE_FIELDS));
@@ -484,6 +501,10 @@ static EpStatus get_node(const JCtx *c, const JPath *p, const cJSON *o, ProfileN
             return rc;
         if (!n->scopes[k].path)
             n->scopes[k].path = ep_xstrdup("");
+        if (!plausible_path(n->scopes[k].path)) {
+            JPath pp = {&at, "path", 0};
+            return jfail(c, &pp, "a module path of more than %d characters or %d levels", MAX_PATH_LEN, MAX_PATH_DEPTH);
+        }
     }
     return EP_OK;
 }
@@ -558,8 +579,8 @@ static EpStatus check_header(const char *path, const cJSON *root, EpError *err)
     if (!ver)
         return ep_fail(err, EP_ERR_FORMAT, "%s: not an epdbg profile (missing key 'version')", path);
     if (!cJSON_IsNumber(ver) || ver->valuedouble != FORMAT_VERSION)
-        return ep_fail(err, EP_ERR_FORMAT, "%s: epdbg profile version %g is not supported (this epdbg reads version %d)",
-                       path, cJSON_IsNumber(ver) ? ver->valuedouble : NAN, FORMAT_VERSION);
+        return ep_fail(err, EP_ERR_FORMAT,
+                       "%s: epdbg profile version %g is not supported (this epdbg reads version %d)", path, cJSON_IsNumber(ver) ? ver->valuedouble : NAN, FORMAT_VERSION);
     if (!cJSON_IsArray(jget(root, "nodes")))
         return ep_fail(err, EP_ERR_FORMAT, "%s: not an epdbg profile (missing key 'nodes')", path);
     return EP_OK;

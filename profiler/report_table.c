@@ -591,6 +591,9 @@ static void write_diff(FILE *f, const Profile *p, const ReportOptions *o)
 EpStatus report_table(FILE *f, const Profile *p, const ReportOptions *o, EpError *err)
 {
     EP_UNUSED(err);
+    static const ReportOptions defaults = {.by = PROFILE_BY_OP};
+    if (!o)
+        o = &defaults;
     write_header(f, p);
     if (o->base) {
         write_diff(f, p, o);

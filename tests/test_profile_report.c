@@ -560,7 +560,7 @@ START_TEST(test_diff_rejected)
     free(b->nodes[2].name);
     b->nodes[2].name = dup("mm");
     ck_assert_int_eq(report_write(f, p, REPORT_TABLE, &(ReportOptions){.base = b}, &err), EP_ERR_USAGE);
-    ck_assert_ptr_nonnull(strstr(err.msg, "before.json is not a profile of the same program"));
+    ck_assert_ptr_nonnull(strstr(err.msg, "the base profile (of before.json) is not of the same program"));
     ck_assert_ptr_nonnull(strstr(err.msg, "node 2 is 'mm' there, 'linear_1' here"));
     /* fewer nodes */
     b->nnodes--;
@@ -823,6 +823,10 @@ START_TEST(test_json_bad_files)
          "nodes[0].scopes: expected an array"},
         {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\", \"scopes\": [{\"path\": 1}]}]}",
          "nodes[0].scopes[0].path: expected a string"},
+        {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\", \"scopes\": [{\"path\": "
+         "\"a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a.a."
+         "a.a.a.a.a.a.a.a.a\"}]}]}",
+         "nodes[0].scopes[0].path: a module path of more than 4096 characters or 64 levels"},
         {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\", \"time\": []}]}",
          "nodes[0].time: expected an object"},
         {"{\"format\": \"epdbg-profile\", \"version\": 1, \"nodes\": [{\"name\": \"a\"}, {\"name\": \"b\"}], "
