@@ -269,6 +269,16 @@ static EpStatus output_close(Output *o, bool keep, EpError *err)
 
 /* ---- the runs -------------------------------------------------------------- */
 
+/* Whether the program writes into a user input (its signature says so). */
+static bool writes_inputs(const Interp *ip)
+{
+    const ExportedProgram *ep = interp_program(ip);
+    for (int i = 0; i < ep->noutput_specs; i++)
+        if (ep->output_specs[i].kind == OUT_USER_INPUT_MUTATION)
+            return true;
+    return false;
+}
+
 /* Run warm-up and measured iterations; a failure or Ctrl-C marks the
 ** profile partial.  Returns the run's status (EP_OK, the failing node's
 ** code, or 128 + SIGINT). */
@@ -284,11 +294,13 @@ static int run_iterations(Interp *ip, Profiler *pr, const ProfileArgs *a, const 
     interrupted = 0;
     sigaction(SIGINT, &sa, &old);
     int rc = EP_OK;
+    bool mutates = writes_inputs(ip);
     for (long it = 0; it < total && rc == EP_OK; it++) {
         bool warm = it < a->warmup;
-        /* a fresh copy each time: a program writing into its inputs must
-        ** see the same inputs every iteration */
-        if ((rc = interp_bind_copy(ip, vals, nvals, &err)))
+        /* a program writing into its inputs gets a fresh copy each time, so
+        ** every iteration sees the same inputs; any other shares them, so
+        ** the memory figures count each input once, as PyTorch would */
+        if ((rc = mutates ? interp_bind_copy(ip, vals, nvals, &err) : interp_bind(ip, vals, nvals, &err)))
             break;
         profiler_iteration_begin(pr, warm);
         while (!interp_finished(ip)) {

@@ -9,6 +9,7 @@
 #include "profiler/sampler.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -21,41 +22,78 @@
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
 
+typedef enum SampleBy { BY_SIGNAL, BY_THREAD } SampleBy;
+
 struct Sampler {
     const _Atomic(const Node *) *slot;
     const Node *nodes;
     int nnodes;
     int hz;
     ProfileClock clock;
-    timer_t timer;
+    SampleBy by;
     bool armed;
     _Atomic bool paused;         /* armed, but samples are dropped */
-    struct sigaction old_action; /* restored on disarm */
     _Atomic int64_t *counts;     /* nnodes of them */
     _Atomic int64_t outside, total;
+    /* BY_SIGNAL */
+    timer_t timer;
+    bool has_timer;
+    struct sigaction old_action; /* restored on disarm */
+    /* BY_THREAD */
+    pthread_t thread;
+    _Atomic bool stop;
 };
 
-/* The armed sampler; the handler's only way to find its counters. */
+/* The armed sampler; the signal handler's only way to find its counters. */
 static Sampler *_Atomic armed_sampler;
 
-static void bump(_Atomic int64_t *c)
+/* Count weight samples for whatever the slot names now.  Only one thread
+** ever writes the counters (the handler's, or the reader thread), so a
+** relaxed load and store is enough: no lock prefix, nothing to contend. */
+static void charge(Sampler *s, int64_t weight)
 {
-    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + 1, memory_order_relaxed);
-}
-
-/* The whole hot path.  Async-signal-safe: atomics and arithmetic only. */
-static void on_sample(int sig)
-{
-    (void)sig;
-    Sampler *s = atomic_load_explicit(&armed_sampler, memory_order_relaxed);
-    if (!s || atomic_load_explicit(&s->paused, memory_order_relaxed))
+    if (atomic_load_explicit(&s->paused, memory_order_relaxed))
         return;
     const Node *n = atomic_load_explicit(s->slot, memory_order_relaxed);
-    bump(&s->total);
-    if (n && n >= s->nodes && n < s->nodes + s->nnodes)
-        bump(&s->counts[n - s->nodes]);
-    else
-        bump(&s->outside);
+    _Atomic int64_t *c = n && n >= s->nodes && n < s->nodes + s->nnodes ? &s->counts[n - s->nodes] : &s->outside;
+    atomic_store_explicit(c, atomic_load_explicit(c, memory_order_relaxed) + weight, memory_order_relaxed);
+    atomic_store_explicit(&s->total, atomic_load_explicit(&s->total, memory_order_relaxed) + weight,
+                          memory_order_relaxed);
+}
+
+/* The whole hot path of BY_SIGNAL.  Async-signal-safe: atomics and
+** arithmetic only.  A CPU-time timer fires at most once per scheduler
+** tick; the periods it skipped are its overrun count, charged here too. */
+static void on_sample(int sig, siginfo_t *info, void *uctx)
+{
+    (void)sig;
+    (void)uctx;
+    Sampler *s = atomic_load_explicit(&armed_sampler, memory_order_relaxed);
+    if (s)
+        charge(s, 1 + (info && info->si_code == SI_TIMER && info->si_overrun > 0 ? info->si_overrun : 0));
+}
+
+/* BY_THREAD: a reader on its own thread, waking every period on an
+** absolute schedule (no drift) to look at the slot from outside, as
+** py-spy does: the interpreting thread is never interrupted. */
+static void *reader_main(void *arg)
+{
+    Sampler *s = arg;
+    long period = 1000000000L / s->hz;
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    while (!atomic_load_explicit(&s->stop, memory_order_relaxed)) {
+        t.tv_nsec += period;
+        while (t.tv_nsec >= 1000000000L) {
+            t.tv_nsec -= 1000000000L;
+            t.tv_sec++;
+        }
+        while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &t, NULL) == EINTR)
+            ;
+        if (!atomic_load_explicit(&s->stop, memory_order_relaxed))
+            charge(s, 1);
+    }
+    return NULL;
 }
 
 Sampler *sampler_new(const _Atomic(const Node *) *slot, const Node *nodes, int nnodes, int hz, ProfileClock clock,
@@ -73,6 +111,10 @@ Sampler *sampler_new(const _Atomic(const Node *) *slot, const Node *nodes, int n
     s->hz = hz;
     s->clock = clock;
     s->counts = ep_xcalloc((size_t)(s->nnodes ? s->nnodes : 1), sizeof *s->counts);
+    const char *force = getenv("EPDBG_SAMPLER");
+    s->by = clock == PROFILE_CLOCK_CPU || (force && strcmp(force, "signal") == 0) ? BY_SIGNAL : BY_THREAD;
+    if (s->by == BY_THREAD)
+        return s;
     struct sigevent sev;
     memset(&sev, 0, sizeof sev);
     sev.sigev_notify = SIGEV_THREAD_ID;
@@ -85,6 +127,7 @@ Sampler *sampler_new(const _Atomic(const Node *) *slot, const Node *nodes, int n
         free(s);
         return NULL;
     }
+    s->has_timer = true;
     return s;
 }
 
@@ -93,22 +136,21 @@ void sampler_free(Sampler *s)
     if (!s)
         return;
     sampler_disarm(s);
-    timer_delete(s->timer);
+    if (s->has_timer)
+        timer_delete(s->timer);
     free(s->counts);
     free(s);
 }
 
-EpStatus sampler_arm(Sampler *s, EpError *err)
+static EpStatus arm_signal(Sampler *s, EpError *err)
 {
-    if (s->armed)
-        return EP_OK;
     Sampler *none = NULL;
     if (!atomic_compare_exchange_strong(&armed_sampler, &none, s))
         return ep_fail(err, EP_ERR_USAGE, "another sampling profile is running");
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sample;
-    sa.sa_flags = SA_RESTART; /* a sample must not make a read() or write() fail */
+    sa.sa_sigaction = on_sample;
+    sa.sa_flags = SA_SIGINFO | SA_RESTART; /* a sample must not make a read() or write() fail */
     sigemptyset(&sa.sa_mask);
     sigaction(SIGPROF, &sa, &s->old_action);
     long ns = 1000000000L / s->hz;
@@ -120,6 +162,40 @@ EpStatus sampler_arm(Sampler *s, EpError *err)
         atomic_store(&armed_sampler, NULL);
         return ep_fail(err, EP_ERR_EXEC, "cannot start the sampling timer: %s", strerror(e));
     }
+    return EP_OK;
+}
+
+static void disarm_signal(Sampler *s)
+{
+    struct itimerspec off;
+    memset(&off, 0, sizeof off);
+    timer_settime(s->timer, 0, &off, NULL);
+    atomic_store(&armed_sampler, NULL);
+    /* a signal still pending finds no sampler and returns; with the
+    ** default action back it would kill the process instead, so a
+    ** SIGPROF nobody handled before stays ignored */
+    struct sigaction ign;
+    memset(&ign, 0, sizeof ign);
+    ign.sa_handler = SIG_IGN;
+    sigemptyset(&ign.sa_mask);
+    bool was_default = !(s->old_action.sa_flags & SA_SIGINFO) && s->old_action.sa_handler == SIG_DFL;
+    sigaction(SIGPROF, was_default ? &ign : &s->old_action, NULL);
+}
+
+EpStatus sampler_arm(Sampler *s, EpError *err)
+{
+    if (s->armed)
+        return EP_OK;
+    if (s->by == BY_SIGNAL) {
+        EpStatus rc = arm_signal(s, err);
+        if (rc)
+            return rc;
+    } else {
+        atomic_store(&s->stop, false);
+        int e = pthread_create(&s->thread, NULL, reader_main, s);
+        if (e)
+            return ep_fail(err, EP_ERR_EXEC, "cannot start the sampling thread: %s", strerror(e));
+    }
     s->armed = true;
     return EP_OK;
 }
@@ -128,20 +204,12 @@ void sampler_disarm(Sampler *s)
 {
     if (!s || !s->armed)
         return;
-    struct itimerspec off;
-    memset(&off, 0, sizeof off);
-    timer_settime(s->timer, 0, &off, NULL);
-    /* a signal already pending runs the handler, which finds no sampler:
-    ** ignore it rather than restoring a default action that would kill us */
-    struct sigaction ign;
-    memset(&ign, 0, sizeof ign);
-    ign.sa_handler = SIG_IGN;
-    sigemptyset(&ign.sa_mask);
-    atomic_store(&armed_sampler, NULL);
-    if (s->old_action.sa_handler == SIG_DFL && !(s->old_action.sa_flags & SA_SIGINFO))
-        sigaction(SIGPROF, &ign, NULL);
-    else
-        sigaction(SIGPROF, &s->old_action, NULL);
+    if (s->by == BY_SIGNAL) {
+        disarm_signal(s);
+    } else {
+        atomic_store(&s->stop, true);
+        pthread_join(s->thread, NULL);
+    }
     s->armed = false;
 }
 

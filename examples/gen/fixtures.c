@@ -218,6 +218,38 @@ static ProgBuilder *torch_frames(void)
     return pb;
 }
 
+/* tests/src/hot_line.py: one line (a 128x512 @ 512x512 linear inside
+** nn.Linear's forward) does almost all of the work; four cheap
+** elementwise lines around it.  A profile by line must put line 14 first. */
+#define HOT_LINE_PY "tests/src/hot_line.py"
+static ProgBuilder *hot_line(void)
+{
+    PbRng r = {0x91};
+    ProgBuilder *pb = pb_new("hot_line.HotLine", false);
+    int64_t ws[2] = {512, 512}, bs[1] = {512}, xs[2] = {128, 512};
+    param(pb, "proj.weight", uni(&r, DT_F32, 2, ws, -0.05, 0.05));
+    param(pb, "proj.bias", uni(&r, DT_F32, 1, bs, -0.05, 0.05));
+    input(pb, "x", uni(&r, DT_F32, 2, xs, -1, 1), NULL);
+    pb_module(pb, "", "hot_line.HotLine");
+    pb_at(pb, HOT_LINE_PY, 12, "forward", "a = x.relu()");
+    pb_node(pb, "aten.relu.default", "relu", "self=%x", "relu");
+    pb_at(pb, HOT_LINE_PY, 13, "forward", "b = a * 2");
+    pb_node(pb, "aten.mul.Tensor", "mul", "self=%relu other=2", "mul");
+    pb_at(pb, HOT_LINE_PY, 14, "forward", "c = self.proj(b)");
+    pb_at_inner(pb, SITE_TORCH "nn/modules/linear.py", 125, "forward",
+                "return F.linear(input, self.weight, self.bias)");
+    pb_module(pb, "proj", "torch.nn.modules.linear.Linear");
+    pb_node(pb, "aten.linear.default", "linear",
+            F_ARG("input=%%mul weight=%%%s bias=%%%s", pb_ph(pb, "proj.weight"), pb_ph(pb, "proj.bias")), "linear");
+    pb_module(pb, "", "hot_line.HotLine");
+    pb_at(pb, HOT_LINE_PY, 15, "forward", "d = c - 1");
+    pb_node(pb, "aten.sub.Tensor", "sub", "self=%linear other=1", "sub");
+    pb_at(pb, HOT_LINE_PY, 16, "forward", "return d.abs()");
+    pb_node(pb, "aten.abs.default", "abs", "self=%sub", "abs");
+    pb_output(pb, "abs");
+    return pb;
+}
+
 /* bfloat16 arithmetic and promotion with float32. */
 static ProgBuilder *bf16(void)
 {
@@ -495,7 +527,8 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(symint_range(), dir, "symint_range.pt2", PB_ERA_2_11, err)) ||
         (rc = write(many_symbols(), dir, "many_symbols.pt2", PB_ERA_2_11, err)) ||
         (rc = write(wide_einsum(), dir, "wide_einsum.pt2", PB_ERA_2_11, err)) ||
-        (rc = write(calls(), dir, "calls.pt2", PB_ERA_2_11, err)))
+        (rc = write(calls(), dir, "calls.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(hot_line(), dir, "hot_line.pt2", PB_ERA_2_11, err)))
         return rc;
 
     /* an input for nan_log.pt2 that already holds a NaN */
