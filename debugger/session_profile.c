@@ -7,7 +7,9 @@
 ** were there (the session's node timer), so `info`-style timings and the
 ** profile go on side by side.  It counts a new iteration each time node 0
 ** starts, so `run`, `run` is two iterations; stepping back and running a
-** node again measures it again, as a second execution of the same node.
+** node again before the run ends measures it again, as a second execution
+** of the same node (after the run ended, nothing is measured until node 0
+** starts again: the recorder's rule).
 **
 ** The Profile the callers see is taken from the recorder lazily and kept
 ** until nodes run again (drive() in session.c sets profile_stale), so a
