@@ -223,6 +223,7 @@ static const char *const PANE_KEYS[] = {
     "Up Down PgUp PgDn Home End  move or scroll in the focused pane (j k too)",
     "graph: Enter/Space/Right/Left on a module fold or unfold it; - folds all, + or = unfolds all",
     "source: [ ] or Left Right  previous / next stack frame; Up/Down scroll the file",
+    "profile: v cycles the view (op, module, line, node); Enter jumps to the row's node or line",
     "inspector: Up Down Left Right scroll the values, < > the leading index,",
     "           [ ] pick an input/output row, Enter shows it, Backspace goes back",
     "mouse: a click focuses a pane and selects its row; the wheel scrolls",
