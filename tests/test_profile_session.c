@@ -369,6 +369,8 @@ static int bar_eighths(const Shot *s, int r)
     return e;
 }
 
+#define NVIEW_KEYS 4 /* `v` presses that go round the views */
+
 static bool key(Tui *t, int id, int k)
 {
     return tui_pane_class(id)->key(t, t->pane_state[id], k, 20);
@@ -417,6 +419,17 @@ START_TEST(test_pane_profile_rows_and_bars)
     ck_assert(key(t, PANE_PROFILE, TK_ENTER));
     ck_assert_int_eq(t->selected, n - 3);
     ck_assert_int_eq(t->focus, PANE_GRAPH);
+    /* every size down to nothing, the other panes with their profile columns too */
+    static const int SIZES[][2] = {{0, 0}, {1, 10}, {3, 20}, {2, 1}, {1, 1}, {16, 36}, {5, 40}, {4, 60}};
+    static const int IDS[] = {PANE_PROFILE, PANE_GRAPH, PANE_SOURCE};
+    for (size_t k = 0; k < sizeof SIZES / sizeof SIZES[0]; k++)
+        for (size_t v = 0; v < NVIEW_KEYS; v++) {
+            for (size_t id = 0; id < sizeof IDS / sizeof IDS[0]; id++) {
+                Shot tiny = shot(t, IDS[id], SIZES[k][0], SIZES[k][1]);
+                shot_free(&tiny);
+            }
+            key(t, PANE_PROFILE, 'v');
+        }
     tui_free(t);
     session_free(s);
 }
