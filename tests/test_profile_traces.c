@@ -122,8 +122,9 @@ static Profile *sampled_profile(void)
 
 typedef EpStatus (*Writer)(FILE *, const Profile *, const ReportOptions *, EpError *);
 
-/* What a writer writes (new string). */
-static char *write_report(Writer w, const Profile *p, const Profile *base)
+/* What a writer writes (new string).  With $EPDBG_TRACES_KEEP set to a
+** folder, also kept there as keep_as, to open in the viewers. */
+static char *write_report(Writer w, const Profile *p, const Profile *base, const char *keep_as)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -132,6 +133,15 @@ static char *write_report(Writer w, const Profile *p, const Profile *base)
     ReportOptions o = {.by = PROFILE_BY_OP, .base = base};
     ck_assert_msg(w(f, p, &o, &err) == EP_OK, "%s", err.msg);
     fclose(f);
+    const char *dir = getenv("EPDBG_TRACES_KEEP");
+    if (dir && *dir) {
+        char *path = ep_xasprintf("%s/%s", dir, keep_as);
+        FILE *k = fopen(path, "w");
+        ck_assert_msg(k != NULL, "%s", path);
+        fputs(buf, k);
+        fclose(k);
+        free(path);
+    }
     return buf;
 }
 
@@ -184,7 +194,7 @@ static const Line *find_line(const Line *l, int n, const char *stack)
 START_TEST(test_folded_exact_sums_to_total)
 {
     Profile *p = exact_profile();
-    char *out = write_report(report_folded, p, NULL);
+    char *out = write_report(report_folded, p, NULL, "folded_exact_sums_to_total.folded");
     Line l[16];
     int n = parse_folded(out, l, 16, false);
     ck_assert_int_eq(n, 5); /* n0 and n4 share their stack */
@@ -206,7 +216,7 @@ END_TEST
 START_TEST(test_folded_sampling_counts_samples)
 {
     Profile *p = sampled_profile();
-    char *out = write_report(report_folded, p, NULL);
+    char *out = write_report(report_folded, p, NULL, "folded_sampling_counts_samples.folded");
     Line l[16];
     int n = parse_folded(out, l, 16, false);
     ck_assert_int_eq(n, 4); /* relu has no sample: no line */
@@ -243,7 +253,7 @@ static Profile *diff_base(void)
 START_TEST(test_folded_diff_two_columns_union)
 {
     Profile *p = exact_profile(), *b = diff_base();
-    char *out = write_report(report_folded, p, b);
+    char *out = write_report(report_folded, p, b, "folded_diff_two_columns_union.folded");
     Line l[16];
     int n = parse_folded(out, l, 16, true);
     ck_assert_int_eq(n, 6); /* p's 5 stacks and the base's mul */
@@ -357,7 +367,7 @@ static cJSON *parse_json(const char *text)
 START_TEST(test_chrome_exact_nests_and_counts)
 {
     Profile *p = exact_profile();
-    char *out = write_report(report_chrome, p, NULL);
+    char *out = write_report(report_chrome, p, NULL, "chrome_exact_nests_and_counts.chrome.json");
     cJSON *j = parse_json(out);
     const cJSON *events = cJSON_GetObjectItemCaseSensitive(j, "traceEvents");
     ck_assert(cJSON_IsArray(events));
@@ -448,7 +458,7 @@ END_TEST
 START_TEST(test_chrome_sampling_lays_nodes_out)
 {
     Profile *p = sampled_profile();
-    char *out = write_report(report_chrome, p, NULL);
+    char *out = write_report(report_chrome, p, NULL, "chrome_sampling_lays_nodes_out.chrome.json");
     cJSON *j = parse_json(out);
     int n;
     Span *sp = check_nesting(cJSON_GetObjectItemCaseSensitive(j, "traceEvents"), &n);
@@ -566,7 +576,7 @@ static const cJSON *speedscope_frames(const cJSON *j)
 START_TEST(test_speedscope_exact)
 {
     Profile *p = exact_profile();
-    char *out = write_report(report_speedscope, p, NULL);
+    char *out = write_report(report_speedscope, p, NULL, "speedscope_exact.speedscope.json");
     cJSON *j = parse_json(out);
     const cJSON *frames = speedscope_frames(j);
     int nf = cJSON_GetArraySize(frames);
@@ -594,7 +604,7 @@ END_TEST
 START_TEST(test_speedscope_sampling)
 {
     Profile *p = sampled_profile();
-    char *out = write_report(report_speedscope, p, NULL);
+    char *out = write_report(report_speedscope, p, NULL, "speedscope_sampling.speedscope.json");
     cJSON *j = parse_json(out);
     const cJSON *frames = speedscope_frames(j);
     const cJSON *profs = cJSON_GetObjectItemCaseSensitive(j, "profiles");
@@ -820,7 +830,7 @@ static const SvgFrame *find_frame(const SvgFrame *f, int n, const char *name, in
 START_TEST(test_svg_parses_and_widths_add_up)
 {
     Profile *p = _i ? sampled_profile() : exact_profile();
-    char *out = write_report(report_svg, p, NULL);
+    char *out = write_report(report_svg, p, NULL, _i ? "svg_sampling.svg" : "svg_exact.svg");
     check_xml(out);
     ck_assert_ptr_nonnull(strstr(out, "<script"));
     ck_assert_ptr_null(strstr(out, "http://www.w3.org/1999/xlink\" href")); /* nothing fetched */
@@ -845,7 +855,7 @@ END_TEST
 START_TEST(test_svg_diff_colours_by_change)
 {
     Profile *p = exact_profile(), *b = diff_base();
-    char *out = write_report(report_svg, p, b);
+    char *out = write_report(report_svg, p, b, "svg_diff_colours_by_change.svg");
     check_xml(out);
     SvgFrame f[32];
     int n = svg_frames(out, f, 32);
@@ -908,7 +918,7 @@ START_TEST(test_speedscope_importer_accepts)
     char *dir = test_tmpdir();
     for (int exact = 0; exact < 2; exact++) {
         Profile *p = exact ? exact_profile() : sampled_profile();
-        char *out = write_report(report_speedscope, p, NULL);
+        char *out = write_report(report_speedscope, p, NULL, exact ? "importer_exact.speedscope.json" : "importer_sampling.speedscope.json");
         char *path = ep_xasprintf("%s/profile%d.speedscope.json", dir, exact);
         FILE *f = fopen(path, "w");
         ck_assert_ptr_nonnull(f);
