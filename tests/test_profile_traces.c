@@ -940,6 +940,98 @@ START_TEST(test_speedscope_importer_accepts)
 }
 END_TEST
 
+/* ---- limits and failures ------------------------------------------------------------ */
+
+static int count_of(const char *s, const char *what)
+{
+    int n = 0;
+    for (const char *at = strstr(s, what); at; at = strstr(at + 1, what))
+        n++;
+    return n;
+}
+
+/* A chain of n nodes outside any module, 1 us each, timeline_iters
+** iterations of it kept. */
+static Profile *chain_profile(int n, int iters)
+{
+    Profile *p = ep_xcalloc(1, sizeof *p);
+    p->model_path = ep_xstrdup("chain.pt2");
+    p->iters = iters;
+    p->peak_node = -1;
+    p->nnodes = n;
+    p->nodes = ep_xcalloc((size_t)n, sizeof *p->nodes);
+    size_t cells = (size_t)n * (size_t)iters;
+    p->timeline_iters = iters;
+    p->start = ep_xmalloc(cells * sizeof *p->start);
+    p->dur = ep_xmalloc(cells * sizeof *p->dur);
+    p->iter_start = ep_xmalloc((size_t)iters * sizeof *p->iter_start);
+    p->iter_wall = ep_xmalloc((size_t)iters * sizeof *p->iter_wall);
+    for (int i = 0; i < n; i++) {
+        p->nodes[i].name = ep_xasprintf("add_%d", i);
+        p->nodes[i].target = ep_xstrdup("aten.add.Tensor");
+        p->nodes[i].time = (ProfileStats){.count = iters, .total = iters * 1e-6};
+    }
+    for (int k = 0; k < iters; k++) {
+        p->iter_start[k] = k * n * 1e-6;
+        p->iter_wall[k] = n * 1e-6;
+        for (int i = 0; i < n; i++) {
+            p->start[(size_t)k * n + i] = (k * n + i) * 1e-6;
+            p->dur[(size_t)k * n + i] = 1e-6;
+        }
+    }
+    return p;
+}
+
+/* 60,000 nodes x 3 iterations is over the 100,000 node events a chrome
+** trace holds: the last iteration is kept whole and the file says so; a
+** 150,000-node iteration is cut after 100,000 nodes. */
+START_TEST(test_chrome_caps_events)
+{
+    Profile *p = chain_profile(60000, 3);
+    char *out = write_report(report_chrome, p, NULL, "chrome_caps_events.chrome.json");
+    ck_assert_int_eq(count_of(out, "\"cat\":\"op\""), 60000);
+    ck_assert_int_eq(count_of(out, "\"name\":\"iteration 3\""), 1);
+    ck_assert_int_eq(count_of(out, "\"name\":\"iteration 2\""), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\"dropped\":\"the first 2 of 3 kept iterations"));
+    free(out);
+    profile_free(p);
+    p = chain_profile(150000, 1);
+    out = write_report(report_chrome, p, NULL, "chrome_caps_nodes.chrome.json");
+    ck_assert_int_eq(count_of(out, "\"cat\":\"op\""), 100000);
+    ck_assert_ptr_nonnull(strstr(out, "\"dropped\":\"all nodes after the first 100000 of iteration 1"));
+    ck_assert_ptr_null(strstr(out, "\"add_100000\""));
+    free(out);
+    profile_free(p);
+}
+END_TEST
+
+/* A file that cannot take the bytes (/dev/full): every writer says so. */
+START_TEST(test_writers_report_write_errors)
+{
+    static const struct {
+        Writer w;
+        const char *what;
+    } W[] = {{report_folded, "folded"}, {report_chrome, "chrome"}, {report_speedscope, "speedscope"},
+             {report_svg, "flame graph"}};
+    FILE *f = fopen("/dev/full", "w");
+    if (!f) {
+        fprintf(stderr, "test_profile_traces: no /dev/full: the write-error test is SKIPPED\n");
+        return;
+    }
+    fclose(f);
+    Profile *p = exact_profile();
+    for (size_t i = 0; i < EP_ARRAY_LEN(W); i++) {
+        f = fopen("/dev/full", "w");
+        EpError err = {0};
+        ReportOptions o = {0};
+        ck_assert_int_eq(W[i].w(f, p, &o, &err), EP_ERR_EXEC);
+        ck_assert_msg(strstr(err.msg, W[i].what) && strstr(err.msg, "No space"), "%s", err.msg);
+        fclose(f);
+    }
+    profile_free(p);
+}
+END_TEST
+
 /* ---- the frame tree ----------------------------------------------------------------- */
 
 START_TEST(test_flame_tree_totals)
@@ -976,6 +1068,11 @@ Suite *suite_profile_traces(void)
     tcase_add_test(tc, test_speedscope_sampling);
     tcase_add_loop_test(tc, test_svg_parses_and_widths_add_up, 0, 2);
     tcase_add_test(tc, test_svg_diff_colours_by_change);
+    tcase_add_test(tc, test_writers_report_write_errors);
+    suite_add_tcase(s, tc);
+    tc = tcase_create("limits");
+    tcase_set_timeout(tc, 120);
+    tcase_add_test(tc, test_chrome_caps_events);
     suite_add_tcase(s, tc);
     tc = tcase_create("speedscope_importer");
     tcase_set_timeout(tc, 60);
