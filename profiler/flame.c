@@ -106,7 +106,8 @@ FlameTree *flame_new(const Profile *p, const Profile *base)
             t->f[fr->parent].total += fr->total;
             t->f[fr->parent].base_total += fr->base_total;
         }
-        qsort_r(fr->kids, (size_t)fr->nkids, sizeof *fr->kids, cmp_kids, t);
+        if (fr->nkids > 1)
+            qsort_r(fr->kids, (size_t)fr->nkids, sizeof *fr->kids, cmp_kids, t);
     }
     return t;
 }

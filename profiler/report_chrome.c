@@ -21,6 +21,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* ~400 bytes a node event with its counter: about 40 MB at most. */
 #define CHROME_MAX_NODE_EVENTS 100000
@@ -88,7 +89,7 @@ static void node_event(Chrome *c, const FlameSpan *sp, size_t cell)
     fputs(",\"target\":", c->f);
     flame_json_string(c->f, n->target);
     if (n->input_shapes) {
-        char *cut = ep_xstrndup(n->input_shapes, CHROME_MAX_SHAPES);
+        char *cut = ep_xstrndup(n->input_shapes, strnlen(n->input_shapes, CHROME_MAX_SHAPES));
         fputs(",\"input_shapes\":", c->f);
         flame_json_string(c->f, cut);
         free(cut);
