@@ -173,7 +173,9 @@ bool profiler_running(const Profiler *pr);
 /* Iterations (opt.iterations): the CLI brackets each run; a warm-up iteration is only
 ** observed (shapes, memory), not timed.  The debugger's profile calls
 ** neither: the recorder then counts a run each time node 0 starts, a run
-** is complete when the last node has run, and in sampling mode samples
+** is complete when the last node has run (a run entered mid-way -- profiling
+** started there, or time travel went back after the end -- has its nodes
+** measured but is no iteration), and in sampling mode samples
 ** outside nodes are not counted (the session sits idle between commands).
 ** Sampling mode watches nodes through the hooks only until each node that
 ** ran has been seen once (its shapes and memory), then removes them. */

@@ -76,6 +76,7 @@ struct Profiler {
     /* iterations */
     bool explicit_iters;   /* the CLI brackets them; else node 0 starts one */
     bool in_iter, warmup_iter, measuring;
+    bool resumed;          /* the debugger: measuring a run entered mid-way */
     int iters, warmups;
     int64_t iter_t0;       /* ns */
     int64_t wall;          /* ns of measured iterations */
@@ -295,6 +296,15 @@ static void on_enter(void *ud, const InterpNodeRef *r)
     if (!pr->explicit_iters && r->index == 0) { /* the debugger: a run starts */
         end_measured(pr, false);
         begin_measured(pr, now_ns());
+        pr->resumed = false;
+    } else if (!pr->explicit_iters && !pr->measuring) {
+        /* the debugger goes on from the middle of a run: profiling started
+        ** there, or the user went back after the end and runs again.  The
+        ** nodes count; the run is no new iteration, and has no timeline */
+        pr->measuring = true;
+        pr->resumed = true;
+        pr->iter_t0 = now_ns();
+        pr->tl_cur = -1;
     }
     if (!pr->nodes[r->index].seen) {
         free(pr->pending_in);
@@ -384,7 +394,7 @@ static void on_leave(void *ud, const InterpNodeRef *r, EpStatus rc)
             pr->unseen--;
         }
         if (!pr->explicit_iters && i == pr->nnodes - 1 && rc == EP_OK)
-            end_measured(pr, true); /* the debugger: the run is complete */
+            end_measured(pr, !pr->resumed); /* the debugger: the run is complete */
     }
     if (pr->prev.leave)
         pr->prev.leave(pr->prev.ud, r, rc);
