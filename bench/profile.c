@@ -40,6 +40,9 @@
 #define CHAIN_NODES 10000
 #define TARGET_SECONDS 0.08 /* one measurement */
 #define DEFAULT_ROUNDS 11
+/* "plain again" spreading wider than this (interquartile, either side)
+** means something else took the CPUs: the row is flagged */
+#define NOISY 0.01
 
 /* ---- the variants ------------------------------------------------------------- */
 
@@ -307,9 +310,10 @@ int main(int argc, char **argv)
         for (int v = V_AGAIN; v < NVARIANTS; v++)
             snprintf(col[v], sizeof col[v], "%+6.2f%% [%+.2f, %+.2f]", (quantile(ratio[v], rounds, 0.5) - 1) * 100,
                      (quantile(ratio[v], rounds, 0.25) - 1) * 100, (quantile(ratio[v], rounds, 0.75) - 1) * 100);
-        printf("%-24s %6d %9.3f  %-22s  %-22s %8.1f  %-22s  %-22s\n", b.name, b.nodes,
+        bool noisy = quantile(ratio[V_AGAIN], rounds, 0.25) < 1 - NOISY || quantile(ratio[V_AGAIN], rounds, 0.75) > 1 + NOISY;
+        printf("%-24s %6d %9.3f  %-22s  %-22s %8.1f  %-22s  %-22s%s\n", b.name, b.nodes,
                quantile(plain, rounds, 0.5) * 1e3, col[V_AGAIN], col[V_EXACT], quantile(per_node, rounds, 0.5) * 1e9,
-               col[V_WALL], col[V_SIGNAL]);
+               col[V_WALL], col[V_SIGNAL], noisy ? "  noisy: other load" : "");
         fflush(stdout);
         for (int v = 0; v < NVARIANTS; v++)
             free(ratio[v]);

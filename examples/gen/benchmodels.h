@@ -37,7 +37,7 @@ ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input);
 ** float32[2, 64, 64] (batch, sequence, model width; 4 heads, 256 wide
 ** feed-forward): layer_norm, linear q/k/v, view and transpose to heads,
 ** matmul, scale, softmax, matmul, transpose, reshape, linear, residual
-** add, layer_norm, linear, gelu, linear, residual add (25 nodes a layer),
+** add, layer_norm, linear, gelu, linear, residual add (24 nodes a layer),
 ** then a final layer_norm. */
 #define BENCH_TF_LAYERS 12
 ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input);
