@@ -8,3 +8,4 @@ echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
 "$B/bench/memory" 256
 "$B/bench/session" 10000 256
 "$B/bench/tui" 100000 1000
+"$B/bench/profile" 11
