@@ -24,7 +24,8 @@
 **     input element;
 **   - data movement (copies, cat, indexing, embedding, padding, factories):
 **     0 FLOPs, bytes counted;
-**   - views and metadata ops (and empty, which touches nothing): 0 and 0.
+**   - views and metadata ops (and empty, which touches nothing; dropout
+**     with train=False, an alias): 0 and 0.
 ** Sorting, unique, searching and higher-order ops have no rule (known
 ** false): comparisons are not floating-point work.
 */
@@ -54,6 +55,7 @@ typedef enum CostKind {
     CK_ELEM,     /* per FLOPs per output element */
     CK_REDUCE,   /* per FLOPs per element of the first tensor input */
     CK_NORM,     /* per FLOPs per input element; NORM_APPLY_FLOPS if training=False */
+    CK_DROPOUT,  /* per FLOPs per output element; with train=False an alias: a view */
     CK_GEMM,     /* 2 * out * K (K: a's last dim; per 1: a's elements / its rows)
                  ** + out if b is given */
     CK_CONV,     /* per: 0 forward, 1 transposed, 2 the "transposed" argument */
@@ -117,10 +119,10 @@ static const CostRule COST_RULES[] = {
      "logical_or logical_xor logit lt masked_fill maximum minimum mish mul ne neg nan_to_num pow "
      "prelu _prelu_kernel reciprocal relu relu6 remainder round rsqrt rsub selu sgn sigmoid sign "
      "signbit silu sin sinh softplus softshrink sqrt square sub tan tanh threshold true_divide "
-     "trunc where xlogy ger outer dropout alpha_dropout feature_dropout feature_alpha_dropout "
-     "native_dropout __and__ __or__ __xor__ __lshift__ __rshift__ __iand__ __ior__ __ixor__ "
+     "trunc where xlogy ger outer __and__ __or__ __xor__ __lshift__ __rshift__ __iand__ __ior__ __ixor__ "
      "__ilshift__ __irshift__ and_ or_ xor invert not_ pos mod floordiv truediv lshift rshift "
      "quantize_per_tensor quantize_per_channel dequantize_per_tensor dequantize_per_channel"},
+    {CK_DROPOUT, 1, NULL, NULL, "dropout alpha_dropout feature_dropout feature_alpha_dropout native_dropout"},
     /* interpolation: 2 * taps - 1 per output element */
     {CK_ELEM, 3, NULL, NULL, "upsample_linear1d"},
     {CK_ELEM, 7, NULL, NULL, "upsample_bilinear2d grid_sampler grid_sampler_2d"},
@@ -230,7 +232,7 @@ static const CostRule *rule_of(const char *target)
     const char *name = dot ? dot + 1 : target;
     size_t len = strcspn(name, ".");
     const CostRule *r = rule_named(name, len);
-    if (!r && len > 2 && name[len - 1] == '_' && name[len - 2] != '_')
+    if (!r && len >= 2 && name[len - 1] == '_' && name[len - 2] != '_')
         r = rule_named(name, len - 1);
     return r;
 }
@@ -405,11 +407,21 @@ static bool einsum_flops(const Node *n, const CostTensor *in, int nin, double *f
     return true;
 }
 
+static bool shapes_valid(const CostTensor *t, int n)
+{
+    for (int i = 0; i < n; i++)
+        if (t[i].ndim < 0 || t[i].ndim > EP_MAX_DIMS)
+            return false;
+    return true;
+}
+
 NodeCost cost_node(const Node *n, const CostTensor *in, int nin, const CostTensor *out, int nout)
 {
     NodeCost c = {0, 0, false};
+    if (!shapes_valid(in, nin) || !shapes_valid(out, nout))
+        return c;
     const CostRule *r = rule_of(n ? n->target : NULL);
-    if (r && r->kind == CK_VIEW) {
+    if (r && (r->kind == CK_VIEW || (r->kind == CK_DROPOUT && !literal_bool(n, "train", true)))) {
         c.known = true;
         return c;
     }
@@ -426,7 +438,8 @@ NodeCost cost_node(const Node *n, const CostTensor *in, int nin, const CostTenso
     switch (r->kind) {
     case CK_VIEW:
     case CK_MOVE: break;
-    case CK_ELEM: f = r->per * out_n; break;
+    case CK_ELEM:
+    case CK_DROPOUT: f = r->per * out_n; break;
     case CK_REDUCE: f = r->per * in_n; break;
     case CK_NORM: f = (literal_bool(n, "training", true) ? r->per : NORM_APPLY_FLOPS) * in_n; break;
     case CK_DIST: f = r->per * out_n * (nin > 0 ? (double)last_dim(&in[0]) : 0); break;
