@@ -380,8 +380,41 @@ END_TEST
 
 /* ---- machine peaks ---------------------------------------------------------------- */
 
+/* The environment the peaks tests change, put back afterwards (a run
+** without fork shares it with the suites that follow). */
+typedef struct SavedEnv {
+    char *no_peaks, *cache_home;
+} SavedEnv;
+
+static char *dup_env(const char *name)
+{
+    const char *v = getenv(name);
+    return v ? ep_xstrdup(v) : NULL;
+}
+
+static SavedEnv env_save(void)
+{
+    return (SavedEnv){dup_env("EPDBG_NO_PEAKS"), dup_env("XDG_CACHE_HOME")};
+}
+
+static void env_put(const char *name, char *value)
+{
+    if (value)
+        setenv(name, value, 1);
+    else
+        unsetenv(name);
+    free(value);
+}
+
+static void env_restore(SavedEnv *e)
+{
+    env_put("EPDBG_NO_PEAKS", e->no_peaks);
+    env_put("XDG_CACHE_HOME", e->cache_home);
+}
+
 START_TEST(test_peaks_disabled)
 {
+    SavedEnv saved = env_save();
     char *dir = test_tmpdir();
     setenv("XDG_CACHE_HOME", dir, 1);
     setenv("EPDBG_NO_PEAKS", "1", 1);
@@ -392,9 +425,9 @@ START_TEST(test_peaks_disabled)
     char path[512];
     snprintf(path, sizeof path, "%s/epdbg", dir);
     ck_assert_int_ne(access(path, F_OK), 0);
-    unsetenv("EPDBG_NO_PEAKS");
     rmdir(dir);
     free(dir);
+    env_restore(&saved);
 }
 END_TEST
 
@@ -423,6 +456,7 @@ START_TEST(test_peaks_cache)
     FILE *f = fopen(path, "w");
     fputs("garbage\nno numbers\there\t\n\t5\t6\nneg|x|1\t-3\t4\nother cpu|haswell|8\t123.5\t45.25\n", f);
     fclose(f);
+    SavedEnv saved = env_save();
     setenv("XDG_CACHE_HOME", dir, 1);
     unsetenv("EPDBG_NO_PEAKS");
 
@@ -448,6 +482,7 @@ START_TEST(test_peaks_cache)
     rmdir(sub);
     rmdir(dir);
     free(dir);
+    env_restore(&saved);
 }
 END_TEST
 
