@@ -47,6 +47,55 @@ void profile_free(Profile *p)
     free(p);
 }
 
+/* The length of the valid UTF-8 sequence at s (1..4), 0 if invalid:
+** no overlong forms, no surrogates, nothing above U+10FFFF. */
+static int utf8_len(const unsigned char *s)
+{
+    unsigned char c = s[0];
+    if (c < 0x80)
+        return 1;
+    int n = c >= 0xC2 && c <= 0xDF ? 2 : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+    for (int k = 1; k < n; k++)
+        if ((s[k] & 0xC0) != 0x80)
+            return 0;
+    if ((c == 0xE0 && s[1] < 0xA0) || (c == 0xED && s[1] > 0x9F) || (c == 0xF0 && s[1] < 0x90) ||
+        (c == 0xF4 && s[1] > 0x8F))
+        return 0;
+    return n;
+}
+
+static void clean(char *s)
+{
+    for (unsigned char *c = (unsigned char *)s; c && *c;) {
+        int n = utf8_len(c);
+        if (n == 0)
+            *c++ = '?';
+        else
+            c += n;
+    }
+}
+
+void profile_clean_text(Profile *p)
+{
+    char *top[] = {p->model_path, p->program, p->inputs, p->machine, p->reason};
+    for (size_t i = 0; i < sizeof top / sizeof top[0]; i++)
+        clean(top[i]);
+    for (int i = 0; i < p->nnodes; i++) {
+        ProfileNode *n = &p->nodes[i];
+        char *f[] = {n->name, n->target, n->input_shapes, n->file, n->func, n->code};
+        for (size_t k = 0; k < sizeof f / sizeof f[0]; k++)
+            clean(f[k]);
+        for (int k = 0; k < n->nscopes; k++) {
+            clean(n->scopes[k].path);
+            clean(n->scopes[k].type);
+        }
+    }
+    for (int i = 0; i < p->npeak_tensors; i++) {
+        clean(p->peak_tensors[i].name);
+        clean(p->peak_tensors[i].desc);
+    }
+}
+
 static double per_iteration(const Profile *p, double secs)
 {
     return secs / (p->iters > 0 ? p->iters : 1);

@@ -144,6 +144,11 @@ typedef struct Profile {
 } Profile;
 
 void profile_free(Profile *p); /* NULL ok */
+/* Make every string of p valid UTF-8, in place (each byte of an invalid
+** sequence becomes '?'): names and code lines come from the archive, and
+** JSON, XML and the viewers reject what is not UTF-8.  The recorder and
+** profile_read_json call it, so writers may rely on it. */
+void profile_clean_text(Profile *p);
 
 /* Seconds per iteration a node stands for: its measured total (exact) or
 ** its samples times the period (sampling), divided by max(iters, 1) --

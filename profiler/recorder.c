@@ -684,5 +684,6 @@ Profile *profiler_take(Profiler *pr, EpError *err)
     p->peak_gflops = pr->peaks.gflops;
     p->peak_gbps = pr->peaks.gbps;
     p->machine = pr->peaks.cpu[0] ? ep_xstrdup(pr->peaks.cpu) : NULL;
+    profile_clean_text(p);
     return p;
 }

@@ -643,5 +643,7 @@ Profile *profile_read_json(const char *path, EpError *err)
         }
     }
     cJSON_Delete(root);
+    if (p)
+        profile_clean_text(p);
     return p;
 }

@@ -128,21 +128,33 @@ static const char *const FORMATS[] = {"table", "json", "chrome", "speedscope", "
 
 /* ---- the binary ---------------------------------------------------------------- */
 
+static const char *const EXAMPLES[] = {"examples/mlp.pt2", "examples/mlp_legacy.pt2", "examples/cnn.pt2",
+                                        "examples/cnn_legacy.pt2"};
+
+/* Every example in every format, written to a file and read back. */
 START_TEST(test_every_format_to_a_file)
 {
+    const char *model = EXAMPLES[_i / (int)EP_ARRAY_LEN(FORMATS)];
+    const char *format = FORMATS[_i % (int)EP_ARRAY_LEN(FORMATS)];
     char *dir = test_tmpdir();
     char out[1024];
-    snprintf(out, sizeof out, "%s/p.%s", dir, FORMATS[_i]);
-    RunResult r = run((const char *[]){"profile", "examples/cnn.pt2", "--iters", "3", "--format", FORMATS[_i],
-                                       "--output", out, NULL});
-    EXPECT(r, 0, err, out);
+    snprintf(out, sizeof out, "%s/p.%s", dir, format);
+    /* the legacy archives store no example inputs: PyTorch's reference input */
+    const char *input = strstr(model, "mlp_legacy") ? "tests/refs/mlp_legacy/in0.npy"
+                        : strstr(model, "cnn_legacy") ? "tests/refs/cnn_legacy/in0.npy"
+                                                      : NULL;
+    RunResult r = run((const char *[]){"profile", model, "--iters", "3", "--format", format, "--output", out,
+                                       input ? "--input" : NULL, input, NULL});
+    ck_assert_msg(r.code == 0 && strstr(r.err, out), "%s %s: exit %d: %s", model, format, r.code, r.err);
     char *text = slurp(out, NULL);
     ck_assert_ptr_nonnull(text);
     ReportFormat fmt;
-    ck_assert(report_format_lookup(FORMATS[_i], &fmt));
+    ck_assert(report_format_lookup(format, &fmt));
     char why[512] = "";
-    ck_assert_msg(well_formed(fmt, text, false, why, sizeof why), "%s: %s", FORMATS[_i], why);
+    ck_assert_msg(well_formed(fmt, text, false, why, sizeof why), "%s %s: %s", model, format, why);
     free(text);
+    unlink(out);
+    rmdir(dir);
     run_result_free(&r);
     free(dir);
 }
@@ -487,7 +499,7 @@ Suite *suite_profile_cli(void)
     Suite *s = suite_create("profile_cli");
     TCase *tc = tcase_create("binary");
     tcase_set_timeout(tc, 120);
-    tcase_add_loop_test(tc, test_every_format_to_a_file, 0, (int)EP_ARRAY_LEN(FORMATS));
+    tcase_add_loop_test(tc, test_every_format_to_a_file, 0, (int)(EP_ARRAY_LEN(EXAMPLES) * EP_ARRAY_LEN(FORMATS)));
     tcase_add_test(tc, test_table_by_op);
     tcase_add_test(tc, test_table_by_line);
     tcase_add_loop_test(tc, test_hot_line_first, 0, 2);

@@ -448,6 +448,34 @@ START_TEST(test_sampled_profile_adds_up)
 }
 END_TEST
 
+/* Strings from a hostile archive become valid UTF-8 before any writer
+** sees them; valid multi-byte text is kept as it is. */
+START_TEST(test_text_made_valid_utf8)
+{
+    static const struct {
+        const char *in, *out;
+    } CASES[] = {
+        {"a\xff" "b", "a?b"},
+        {"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5", "caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x94\xa5"},
+        {"\xc0\xaf", "??"},                 /* overlong '/' */
+        {"\xed\xa0\x80", "???"},            /* a surrogate */
+        {"x\xe2\x82", "x??"},                 /* cut short */
+        {"\xf4\x90\x80\x80", "????"},       /* above U+10FFFF */
+    };
+    for (size_t i = 0; i < EP_ARRAY_LEN(CASES); i++) {
+        Profile *p = ep_xcalloc(1, sizeof *p);
+        p->nnodes = 1;
+        p->nodes = ep_xcalloc(1, sizeof *p->nodes);
+        p->nodes[0].code = ep_xstrdup(CASES[i].in);
+        p->inputs = ep_xstrdup(CASES[i].in);
+        profile_clean_text(p);
+        ck_assert_str_eq(p->nodes[0].code, CASES[i].out);
+        ck_assert_str_eq(p->inputs, CASES[i].out);
+        profile_free(p);
+    }
+}
+END_TEST
+
 Suite *suite_profile_record(void)
 {
     Suite *s = suite_create("profile_record");
@@ -459,6 +487,7 @@ Suite *suite_profile_record(void)
     tcase_add_test(tc, test_earlier_hooks_keep_working);
     tcase_add_test(tc, test_runs_count_as_iterations_without_bracketing);
     tcase_add_test(tc, test_failing_run_is_partial);
+    tcase_add_test(tc, test_text_made_valid_utf8);
     suite_add_tcase(s, tc);
     tc = tcase_create("sampling");
     tcase_set_timeout(tc, 60);
