@@ -513,7 +513,6 @@ static int location_breakpoint(Session *s, int pc)
 static EpStatus drive(Session *s, GoalFn goal, const void *ctx, bool use_breakpoints)
 {
     s->interrupted = 0;
-    s->profile_stale = true; /* nodes are about to run: a profile taken before is out of date */
     for (int executed = 0;; executed++) {
         if (interp_finished(s->ip)) {
             stop_set(s, STOP_END, -1, false);
@@ -539,6 +538,9 @@ static EpStatus drive(Session *s, GoalFn goal, const void *ctx, bool use_breakpo
             stop_set(s, STOP_INTERRUPT, pc, false);
             return EP_OK;
         }
+        /* before every node, not once per command: a front end's progress
+        ** callback may read the profile while the command runs */
+        s->profile_stale = true;
         if (run_one(s))
             return EP_OK;
     }

@@ -12,7 +12,7 @@
 ** starts again: the recorder's rule).
 **
 ** The Profile the callers see is taken from the recorder lazily and kept
-** until nodes run again (drive() in session.c sets profile_stale), so a
+** until nodes run again (drive() in session.c sets profile_stale before each), so a
 ** TUI redrawing its panes many times between commands copies it once.
 */
 #include "session_int.h"

@@ -183,6 +183,40 @@ START_TEST(test_time_travel_counts_again)
 }
 END_TEST
 
+/* A front end reading the profile from its progress callback, while the
+** run is under way (the TUI redraws its panes there), still sees the
+** whole run afterwards: the profile taken mid-run is not kept as current. */
+typedef struct Peek {
+    Session *s;
+    int calls;
+} Peek;
+
+static void peek_profile(void *ctx, int node, int nnodes)
+{
+    (void)node;
+    (void)nnodes;
+    Peek *p = ctx;
+    p->calls++;
+    ck_assert_ptr_nonnull(session_profile(p->s));
+}
+
+START_TEST(test_profile_read_during_a_run_is_refreshed)
+{
+    Console *k = console_open();
+    exec_ok(k, "profile start");
+    Peek peek = {k->s, 0};
+    session_set_progress(k->s, peek_profile, &peek);
+    exec_ok(k, "run");
+    ck_assert_int_ge(peek.calls, 1); /* the first node of the first command always reports */
+    const Profile *p = session_profile(k->s);
+    ck_assert_int_eq(p->iters, 1);
+    for (int i = 0; i < p->nnodes; i++)
+        ck_assert_int_eq(p->nodes[i].time.count, 1);
+    session_set_progress(k->s, NULL, NULL);
+    console_close(k);
+}
+END_TEST
+
 /* Sampling: counts may be 0 on a model this small; the structure holds. */
 START_TEST(test_sampling_structure)
 {
@@ -568,6 +602,7 @@ Suite *suite_profile_session(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_exact_two_runs);
     tcase_add_test(tc, test_time_travel_counts_again);
+    tcase_add_test(tc, test_profile_read_during_a_run_is_refreshed);
     tcase_add_test(tc, test_sampling_structure);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
