@@ -15,11 +15,11 @@
 
 #include "refcheck.h"
 
-#define MAX_ARCHIVES 256
+#define MAX_PACKAGES 64
 
-static char *archives[MAX_ARCHIVES];
+static char *const *archives; /* the .ref stems (testutil) */
 static int narchives;
-static char *packages[MAX_ARCHIVES]; /* archives without a .ref: AOTI packages */
+static char *packages[MAX_PACKAGES]; /* archives without a .ref: AOTI packages */
 static int npackages;
 
 static int cmp_str(const void *a, const void *b)
@@ -27,54 +27,34 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* Archives are found by their .ref folders (one is named .pth). */
+/* The archives with references, and the .pt2 files without a .ref folder. */
 static void discover(void)
 {
     const char *dir = test_corpus_dir();
     if (!dir || narchives)
         return;
+    narchives = test_corpus_archives(&archives);
     DIR *d = opendir(dir);
     struct dirent *e;
     while (d && (e = readdir(d))) {
         size_t len = strlen(e->d_name);
-        bool is_ref = len > 4 && strcmp(e->d_name + len - 4, ".ref") == 0;
-        bool is_pt2 = len > 4 && strcmp(e->d_name + len - 4, ".pt2") == 0;
-        if (is_ref && narchives < MAX_ARCHIVES) {
-            archives[narchives++] = ep_xstrndup(e->d_name, len - 4);
-        } else if (is_pt2) {
-            char ref[1024];
-            snprintf(ref, sizeof ref, "%s/%.*s.ref", dir, (int)(len - 4), e->d_name);
-            struct stat st;
-            if (stat(ref, &st) != 0 && npackages < MAX_ARCHIVES)
-                packages[npackages++] = ep_xstrdup(e->d_name);
-        }
+        if (len <= 4 || strcmp(e->d_name + len - 4, ".pt2") != 0)
+            continue;
+        char ref[1024];
+        snprintf(ref, sizeof ref, "%s/%.*s.ref", dir, (int)(len - 4), e->d_name);
+        struct stat st;
+        if (stat(ref, &st) != 0 && npackages < MAX_PACKAGES)
+            packages[npackages++] = ep_xstrdup(e->d_name);
     }
     if (d)
         closedir(d);
-    qsort(archives, (size_t)narchives, sizeof *archives, cmp_str);
     qsort(packages, (size_t)npackages, sizeof *packages, cmp_str);
-}
-
-/* The archive file of a .ref stem: <stem>.pt2, or whatever extension. */
-static char *archive_path(const char *stem)
-{
-    const char *dir = test_corpus_dir();
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char *found = NULL;
-    size_t n = strlen(stem);
-    while (d && (e = readdir(d)))
-        if (strncmp(e->d_name, stem, n) == 0 && e->d_name[n] == '.' && strcmp(e->d_name + n, ".ref") != 0)
-            found = ep_xasprintf("%s/%s", dir, e->d_name);
-    if (d)
-        closedir(d);
-    return found;
 }
 
 static void check_one(int i, bool use_blas)
 {
     const char *stem = archives[i];
-    char *path = archive_path(stem);
+    char *path = test_corpus_archive_path(stem);
     ck_assert_msg(path != NULL, "%s: no archive beside its .ref folder", stem);
     char refdir[1024], msg[2048];
     snprintf(refdir, sizeof refdir, "%s/%s.ref", test_corpus_dir(), stem);

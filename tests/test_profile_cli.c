@@ -15,7 +15,6 @@
 ** the formats in depth (test_profile_report.c, test_profile_traces.c).
 */
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -348,46 +347,8 @@ END_TEST
 
 /* ---- the corpus ------------------------------------------------------------------ */
 
-#define MAX_ARCHIVES 256
-static char *archives[MAX_ARCHIVES]; /* .ref stems */
+static char *const *archives; /* the corpus's .ref stems */
 static int narchives;
-
-static int cmp_str(const void *a, const void *b)
-{
-    return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
-static void discover(void)
-{
-    const char *dir = test_corpus_dir();
-    if (!dir || narchives)
-        return;
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        size_t len = strlen(e->d_name);
-        if (len > 4 && strcmp(e->d_name + len - 4, ".ref") == 0 && narchives < MAX_ARCHIVES)
-            archives[narchives++] = ep_xstrndup(e->d_name, len - 4);
-    }
-    if (d)
-        closedir(d);
-    qsort(archives, (size_t)narchives, sizeof *archives, cmp_str);
-}
-
-static char *archive_path(const char *stem)
-{
-    const char *dir = test_corpus_dir();
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    char *found = NULL;
-    size_t n = strlen(stem);
-    while (d && (e = readdir(d)))
-        if (strncmp(e->d_name, stem, n) == 0 && e->d_name[n] == '.' && strcmp(e->d_name + n, ".ref") != 0)
-            found = ep_xasprintf("%s/%s", dir, e->d_name);
-    if (d)
-        closedir(d);
-    return found;
-}
 
 /* Write p in fmt (with base, if any) into a new string. */
 static char *write_report(const Profile *p, ReportFormat fmt, const Profile *base, EpError *err, EpStatus *rc)
@@ -405,7 +366,7 @@ START_TEST(test_corpus_profiles)
 {
     setenv("EPDBG_NO_PEAKS", "1", 1);
     const char *stem = archives[_i];
-    char *path = archive_path(stem);
+    char *path = test_corpus_archive_path(stem);
     char refdir[1024];
     snprintf(refdir, sizeof refdir, "%s/%s.ref", test_corpus_dir(), stem);
     EpError err = {0};
@@ -511,7 +472,7 @@ Suite *suite_profile_cli(void)
     suite_add_tcase(s, tc);
     tc = tcase_create("corpus");
     tcase_set_timeout(tc, 120);
-    discover();
+    narchives = test_corpus_archives(&archives);
     if (!test_corpus_dir())
         tcase_add_test(tc, test_corpus_absent);
     else

@@ -257,7 +257,7 @@ static int scan_archive(const char *path)
     return n;
 }
 
-START_TEST(test_corpus_archives)
+START_TEST(test_corpus_expressions_parse)
 {
     const char *dir = test_corpus_dir();
     if (!dir)
@@ -1077,7 +1077,7 @@ Suite *suite_sym(void)
     Suite *s = suite_create("sym");
     TCase *tc = tcase_create("parse-print");
     tcase_add_test(tc, test_corpus_table);
-    tcase_add_test(tc, test_corpus_archives);
+    tcase_add_test(tc, test_corpus_expressions_parse);
     tcase_add_test(tc, test_print_forms);
     tcase_add_test(tc, test_roundtrip_shapes);
     tcase_add_test(tc, test_roundtrip_values);

@@ -587,7 +587,7 @@ END_TEST
 
 /* Every corpus archive (Python zipfile and PyTorch's miniz writer): members
 ** read through libzip equal the in-place bytes found from local headers. */
-START_TEST(test_corpus_archives)
+START_TEST(test_corpus_zips_read)
 {
     const char *dir = test_corpus_dir();
     if (!dir) {
@@ -642,7 +642,7 @@ Suite *suite_zip(void)
     tcase_add_test(tc, test_not_zip);
     tcase_add_test(tc, test_lying_archives);
     tcase_add_test(tc, test_corrupt_members);
-    tcase_add_test(tc, test_corpus_archives);
+    tcase_add_test(tc, test_corpus_zips_read);
     suite_add_tcase(s, tc);
     return s;
 }

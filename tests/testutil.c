@@ -91,6 +91,54 @@ const char *test_corpus_dir(void)
     return stat(dir, &st) == 0 && S_ISDIR(st.st_mode) ? dir : NULL;
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int test_corpus_archives(char *const **stems)
+{
+    static char **found;
+    static int n = -1;
+    if (n < 0) {
+        n = 0;
+        int cap = 0;
+        DIR *d = test_corpus_dir() ? opendir(test_corpus_dir()) : NULL;
+        struct dirent *e;
+        while (d && (e = readdir(d))) {
+            size_t len = strlen(e->d_name);
+            if (len <= 4 || strcmp(e->d_name + len - 4, ".ref") != 0)
+                continue;
+            if (n == cap) {
+                cap = cap ? 2 * cap : 64;
+                found = ep_xrealloc(found, (size_t)cap * sizeof *found);
+            }
+            found[n++] = ep_xstrndup(e->d_name, len - 4);
+        }
+        if (d)
+            closedir(d);
+        if (n)
+            qsort(found, (size_t)n, sizeof *found, cmp_str);
+    }
+    *stems = found;
+    return n;
+}
+
+char *test_corpus_archive_path(const char *stem)
+{
+    const char *dir = test_corpus_dir();
+    DIR *d = dir ? opendir(dir) : NULL;
+    struct dirent *e;
+    char *found = NULL;
+    size_t n = strlen(stem);
+    while (d && (e = readdir(d)))
+        if (!found && strncmp(e->d_name, stem, n) == 0 && e->d_name[n] == '.' && strcmp(e->d_name + n, ".ref") != 0)
+            found = ep_xasprintf("%s/%s", dir, e->d_name);
+    if (d)
+        closedir(d);
+    return found;
+}
+
 static char *slurp(int fd)
 {
     StrBuf sb;

@@ -25,6 +25,12 @@ bool tensors_close(const Tensor *got, const Tensor *ref, double rtol, double ato
 const char *test_project_dir(void);
 /* ../shared/corpus when present, else NULL. */
 const char *test_corpus_dir(void);
+/* The corpus archives that have a reference folder: the stems of its
+** <stem>.ref folders, sorted (borrowed; 0 without the corpus).  Archives
+** are found by their .ref folders because one is not named .pt2. */
+int test_corpus_archives(char *const **stems);
+/* The archive file beside stem's .ref folder (new string), or NULL. */
+char *test_corpus_archive_path(const char *stem);
 
 /* The epdbg binary run as users run it: $EPDBG_BIN (the build variant
 ** under test), else ./epdbg. */
