@@ -510,7 +510,21 @@ static int location_breakpoint(Session *s, int pc)
     return -1;
 }
 
+static EpStatus drive_nodes(Session *s, GoalFn goal, const void *ctx, bool use_breakpoints);
+
+/* Run nodes until goal, a breakpoint or the end; a sampling profile
+** samples only while this runs. */
 static EpStatus drive(Session *s, GoalFn goal, const void *ctx, bool use_breakpoints)
+{
+    if (s->profiler)
+        profiler_hold(s->profiler, false);
+    EpStatus rc = drive_nodes(s, goal, ctx, use_breakpoints);
+    if (s->profiler)
+        profiler_hold(s->profiler, true);
+    return rc;
+}
+
+static EpStatus drive_nodes(Session *s, GoalFn goal, const void *ctx, bool use_breakpoints)
 {
     s->interrupted = 0;
     for (int executed = 0;; executed++) {

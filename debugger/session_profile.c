@@ -7,9 +7,9 @@
 ** were there (the session's node timer), so `info`-style timings and the
 ** profile go on side by side.  It counts a new iteration each time node 0
 ** starts, so `run`, `run` is two iterations; stepping back and running a
-** node again before the run ends measures it again, as a second execution
-** of the same node (after the run ended, nothing is measured until node 0
-** starts again: the recorder's rule).
+** node again measures it again, as a second execution of the same node (a
+** run entered mid-way is no new iteration: the recorder's rule).  A
+** sampling profile samples only while a command runs nodes.
 **
 ** The Profile the callers see is taken from the recorder lazily and kept
 ** until nodes run again (drive() in session.c sets profile_stale before each), so a
@@ -52,6 +52,7 @@ EpStatus session_profile_start(Session *s, const ProfileOptions *opt, EpError *e
         profiler_free(pr);
         return rc;
     }
+    profiler_hold(pr, true); /* sampling only while commands run (drive) */
     profile_free(s->profile);
     s->profile = NULL;
     s->profiler = pr;

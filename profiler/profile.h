@@ -186,6 +186,11 @@ bool profiler_running(const Profiler *pr);
 ** ran has been seen once (its shapes and memory), then removes them. */
 void profiler_iteration_begin(Profiler *pr, bool warmup);
 void profiler_iteration_end(Profiler *pr);
+/* The debugger holds sampling while no command runs (hold true) and lets
+** it go while one does: the reader thread or timer is stopped, so an idle
+** session costs nothing and its samples all land in runs.  No effect in
+** exact mode or with bracketed iterations. */
+void profiler_hold(Profiler *pr, bool hold);
 /* Mark the profile partial (a failing node, Ctrl-C), reason copied. */
 void profiler_mark_partial(Profiler *pr, const char *reason);
 /* What was measured so far, as a Profile (new; caller frees).  May be

@@ -496,6 +496,17 @@ bool profiler_running(const Profiler *pr)
     return pr && pr->running;
 }
 
+void profiler_hold(Profiler *pr, bool hold)
+{
+    if (!pr->running || !pr->sampler || pr->explicit_iters)
+        return;
+    EpError err = {0};
+    if (hold)
+        sampler_disarm(pr->sampler);
+    else if (sampler_arm(pr->sampler, &err) != EP_OK)
+        profiler_mark_partial(pr, err.msg); /* the samples of this command are lost: say so */
+}
+
 void profiler_mark_partial(Profiler *pr, const char *reason)
 {
     pr->partial = true;

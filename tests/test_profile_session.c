@@ -218,6 +218,37 @@ START_TEST(test_profile_read_during_a_run_is_refreshed)
 END_TEST
 
 /* Sampling: counts may be 0 on a model this small; the structure holds. */
+/* Threads of this process now. */
+static int thread_count(void)
+{
+    DIR *d = opendir("/proc/self/task");
+    ck_assert_ptr_nonnull(d);
+    int n = 0;
+    struct dirent *e;
+    while ((e = readdir(d)))
+        n += e->d_name[0] != '.';
+    closedir(d);
+    return n;
+}
+
+/* Wall-clock sampling in the debugger: the reader thread runs only while
+** a command runs nodes, so a session sitting at the prompt costs nothing;
+** the samples are still taken during runs. */
+START_TEST(test_sampling_idle_session_has_no_reader)
+{
+    Console *k = console_open();
+    exec_ok(k, "run"); /* OpenBLAS starts its own threads at its first call */
+    int before = thread_count();
+    exec_ok(k, "profile start --sample=1000");
+    ck_assert_int_eq(thread_count(), before);
+    exec_ok(k, "run");
+    ck_assert_int_eq(thread_count(), before);
+    ck_assert_int_eq(session_profile(k->s)->iters, 1);
+    exec_ok(k, "profile stop");
+    console_close(k);
+}
+END_TEST
+
 START_TEST(test_sampling_structure)
 {
     Console *k = console_open();
@@ -603,6 +634,7 @@ Suite *suite_profile_session(void)
     tcase_add_test(tc, test_exact_two_runs);
     tcase_add_test(tc, test_time_travel_counts_again);
     tcase_add_test(tc, test_profile_read_during_a_run_is_refreshed);
+    tcase_add_test(tc, test_sampling_idle_session_has_no_reader);
     tcase_add_test(tc, test_sampling_structure);
     tcase_add_test(tc, test_errors);
     suite_add_tcase(s, tc);
