@@ -526,27 +526,23 @@ EpStatus guards_check_asserts(const Guards *g, const SymBindings *b, EpError *er
         ** unbacked symbols are the run's to check */
         if (e && sym_symbols(e, NULL, 0) > 0 && sym_eval(e, b, &v, &unbound) == SYM_OK &&
             (v.kind == SYMV_BOOL ? !v.b : v.kind == SYMV_INT ? v.i == 0 : v.f == 0)) {
-            const char *first[1];
-            sym_symbols(e, first, 1);
-            int d, u = input_of_symbol(g, first[0], false, &d);
-            if (u < 0)
-                u = input_of_symbol(g, first[0], true, &d);
             StrBuf sb;
             sb_init(&sb);
-            if (u >= 0) {
-                sb_append(&sb, "input ");
+            int ns = sym_symbols(e, NULL, 0), named = 0;
+            const char **names = ep_xmalloc((size_t)ns * sizeof *names);
+            sym_symbols(e, names, ns);
+            for (int k = 0; k < ns; k++) { /* "input x.shape[0] is 3 and y.shape[0] is 5" */
+                int d, u = input_of_symbol(g, names[k], false, &d);
+                int64_t val;
+                if (u < 0 || !sym_bindings_get(b, names[k], &val))
+                    continue;
+                sb_append(&sb, named++ ? " and " : "input ");
                 input_dim_name(g, u, d, &sb);
-                int64_t val = 0;
-                sym_bindings_get(b, first[0], &val);
-                if (d >= 0 && g->inputs[u].meta && !sym_as_symbol(g->inputs[u].meta->sizes[d].parsed)) {
-                    char *de = dim_expr_text(&g->inputs[u].meta->sizes[d]);
-                    sb_printf(&sb, " (%s)", de);
-                    free(de);
-                }
-                sb_append(&sb, " gives a value the program's in-graph check refuses: ");
-            } else {
-                sb_append(&sb, "the inputs fail the program's in-graph check ");
+                sb_printf(&sb, " is %lld", (long long)val);
             }
+            free(names);
+            sb_append(&sb, named ? (named > 1 ? ", which fail" : ", which fails") : "the inputs fail");
+            sb_append(&sb, " the program's in-graph check ");
             sb_append(&sb, text);
             ranges_text(g, e, &sb);
             valued_detail(g, a->ref, e, b, &sb);
