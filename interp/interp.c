@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guards.h"
 #include "pytree.h"
 #include "srcinfo.h"
 
@@ -51,6 +52,7 @@ struct Interp {
     UndoEntry *undo;          /* history option: one entry per step taken */
     int nundo, capundo;
     InterpHooks hooks;        /* what ctx.hooks points to while hooks are set */
+    Guards *guards;           /* where each guard comes from, for messages */
 };
 
 /* ---- creation --------------------------------------------------------------- */
@@ -85,6 +87,7 @@ Interp *interp_new(Model *model, const InterpOptions *opt, EpError *err)
     for (int i = 0; i < ip->ninputs; i++)
         ip->inputs[i].arg_name = arg_names[i];
     free(arg_names);
+    ip->guards = guards_new(ep, ip->inputs, ip->ninputs);
     ip->user_output_spec = ep_xcalloc((size_t)(ep->noutput_specs ? ep->noutput_specs : 1), sizeof(int));
     for (int i = 0; i < ep->noutput_specs; i++)
         if (ep->output_specs[i].kind == OUT_USER_OUTPUT)
@@ -152,6 +155,7 @@ void interp_free(Interp *ip)
         return;
     clear_run(ip);
     graph_plan_free(ip->plan);
+    guards_free(ip->guards);
     free(ip->env);
     for (int i = 0; i < ip->ninputs; i++)
         free(ip->inputs[i].arg_name);
@@ -417,9 +421,39 @@ static int out_of_range(const Interp *ip, const SymDim *sd, int64_t actual, int6
     return 0;
 }
 
-/* Messages name an input as the user does (user_input_name); check_inputs
-** adds the graph's placeholder after a failure, so both names are in front
-** of the user. */
+/* Messages name an input as the user does (user_input_name); interp_bind
+** adds the graph's placeholder after a failure's first line, so both names
+** are in front of the user.  The lines below it say where the constraint
+** comes from (guards.h). */
+
+/* An expression of the archive that does not parse: the guard it states
+** cannot be checked, so binding stops (a malformed archive, exit 2) naming
+** the place as the user knows it and as the JSON path, and the text. */
+static EpStatus unparsed_fail(const char *text, const char *place, const char *path, EpError *err)
+{
+    char why[256] = "";
+    SymExpr *e = sym_parse(text, why, sizeof why);
+    sym_free(e);
+    return ep_fail(err, EP_ERR_FORMAT, "%s: the archive's expression '%s' (%s) does not parse: %s; epdbg cannot "
+                   "check the guard it states", place, text, path, why[0] ? why : "not an expression epdbg reads");
+}
+
+/* Where the symbols of dimension d of user input ui (d = -1: a SymInt
+** input) come from, and the node that first uses the input. */
+static void explain_dim(const Interp *ip, const SymExpr *e, int ui, int d, StrBuf *sb)
+{
+    int ns = sym_symbols(e, NULL, 0);
+    const char **names = ep_xmalloc((size_t)(ns ? ns : 1) * sizeof *names);
+    sym_symbols(e, names, ns);
+    for (int k = 0; k < ns; k++)
+        guards_explain_symbol(ip->guards, names[k], &ip->syms, sb);
+    free(names);
+    if (d >= 0) {
+        char *text = sym_to_string(e);
+        guards_explain_use(ip->guards, ui, d, text, sb);
+        free(text);
+    }
+}
 
 /* One tensor input against its recorded metadata, the way torch's
 ** _check_input_constraints_for_graph does it, plus the dtype. */
@@ -447,20 +481,34 @@ static EpStatus check_tensor_input(Interp *ip, const UserInput *u, const Tensor 
                                user_input_name(u), d, (long long)actual, (long long)sd->value);
             continue;
         }
-        if (!sd->parsed)
-            continue; /* an expression epdbg cannot read: not checked */
+        if (!sd->parsed) /* a guard epdbg cannot check is never passed silently */
+        {
+            char place[512], path[512];
+            snprintf(place, sizeof place, "input %s.shape[%d]", user_input_name(u), d);
+            snprintf(path, sizeof path, "graph_module.graph.tensor_values.%s.sizes[%d]", u->name, d);
+            return unparsed_fail(sd->expr, place, path, err);
+        }
         char why[512] = "";
         int ok = sym_match(sd->parsed, &ip->syms, actual, why, sizeof why);
-        if (ok == 0)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, which does not fit %s: %s",
-                           user_input_name(u), d,
-                           (long long)actual, dim_text(sd, b1, sizeof b1), why);
         int64_t bound;
-        int out = out_of_range(ip, sd, actual, &bound);
-        if (out)
-            return ep_fail(err, EP_ERR_INPUT, "input %s.shape[%d] is %lld, %s %lld of %s", user_input_name(u), d,
-                           (long long)actual, out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
-                           dim_text(sd, b1, sizeof b1));
+        int out = ok == 0 ? 0 : out_of_range(ip, sd, actual, &bound);
+        if (ok != 0 && !out)
+            continue;
+        StrBuf sb;
+        sb_init(&sb);
+        sb_printf(&sb, "input %s.shape[%d] is %lld, ", user_input_name(u), d, (long long)actual);
+        if (ok == 0)
+            sb_printf(&sb, "which does not fit %s", dim_text(sd, b1, sizeof b1));
+        else
+            sb_printf(&sb, "%s %lld of %s", out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
+                      dim_text(sd, b1, sizeof b1));
+        describe_ranges_of(ip, &sd, 1, true, &sb);
+        if (ok == 0)
+            sb_printf(&sb, ": %s", why);
+        explain_dim(ip, sd->parsed, (int)(u - ip->inputs), d, &sb);
+        EpStatus rc = ep_fail(err, EP_ERR_INPUT, "%s", sb.data);
+        sb_free(&sb);
+        return rc;
     }
     return EP_OK;
 }
@@ -475,20 +523,36 @@ static EpStatus check_scalar_input(Interp *ip, const UserInput *u, const Value *
     if (v->kind != V_INT)
         return ep_fail(err, EP_ERR_INPUT, "input %s must be an integer (SymInt)", user_input_name(u));
     const SymDim *d = strmap_get(&ip->ep->graph.sym_int_values, u->name); /* the graph's name */
-    if (d && d->is_expr && d->parsed) {
-        char why[512] = "";
-        if (sym_match(d->parsed, &ip->syms, v->i, why, sizeof why) == 0)
-            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld does not fit %s: %s", user_input_name(u),
-                           (long long)v->i,
-                           d->expr, why);
+    if (d && d->is_expr && !d->parsed)
+    {
+        char place[512], path[512];
+        snprintf(place, sizeof place, "input %s", user_input_name(u));
+        snprintf(path, sizeof path, "graph_module.graph.sym_int_values.%s", u->name);
+        return unparsed_fail(d->expr, place, path, err);
+    }
+    if (d && d->is_expr) {
+        char why[512] = "", b1[512];
+        int ok = sym_match(d->parsed, &ip->syms, v->i, why, sizeof why);
         int64_t bound;
-        int out = out_of_range(ip, d, v->i, &bound);
-        if (out) {
-            char b1[512];
-            return ep_fail(err, EP_ERR_INPUT, "input %s = %lld is %s %lld of %s", user_input_name(u), (long long)v->i,
-                           out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
-                           dim_text(d, b1, sizeof b1));
-        }
+        int out = ok == 0 ? 0 : out_of_range(ip, d, v->i, &bound);
+        if (ok != 0 && !out)
+            return EP_OK;
+        StrBuf sb;
+        sb_init(&sb);
+        if (ok == 0)
+            sb_printf(&sb, "input %s = %lld does not fit %s", user_input_name(u), (long long)v->i,
+                      dim_text(d, b1, sizeof b1));
+        else
+            sb_printf(&sb, "input %s = %lld is %s %lld of %s", user_input_name(u), (long long)v->i,
+                      out < 0 ? "below the minimum" : "above the maximum", (long long)bound,
+                      dim_text(d, b1, sizeof b1));
+        describe_ranges_of(ip, &d, 1, true, &sb);
+        if (ok == 0)
+            sb_printf(&sb, ": %s", why);
+        explain_dim(ip, d->parsed, (int)(u - ip->inputs), -1, &sb);
+        EpStatus rc = ep_fail(err, EP_ERR_INPUT, "%s", sb.data);
+        sb_free(&sb);
+        return rc;
     }
     return EP_OK;
 }
@@ -541,6 +605,19 @@ static EpStatus lift_input(Interp *ip, const InputSpec *s, Value *out, EpError *
     return EP_OK;
 }
 
+/* " (x is the graph's placeholder arg0_1)" after the first line of err. */
+static void note_placeholder(const UserInput *u, EpError *err)
+{
+    char note[256];
+    snprintf(note, sizeof note, " (%s is the graph's placeholder %s)", u->arg_name, u->name);
+    char *nl = strchr(err->msg, '\n');
+    size_t at = nl ? (size_t)(nl - err->msg) : strlen(err->msg), len = strlen(err->msg), add = strlen(note);
+    if (len + add >= sizeof err->msg)
+        return; /* a full message keeps what it has */
+    memmove(err->msg + at + add, err->msg + at, len - at + 1);
+    memcpy(err->msg + at, note, add);
+}
+
 EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
 {
     clear_run(ip);
@@ -552,6 +629,14 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
         free(desc);
         return rc;
     }
+    /* a range whose key does not parse bounds nothing epdbg can find: refuse
+    ** rather than pass the guard */
+    for (int r = 0; r < ep->nranges; r++)
+        if (!ep->ranges[r].parsed) {
+            char path[512];
+            snprintf(path, sizeof path, "range_constraints.%s", ep->ranges[r].expr);
+            return unparsed_fail(ep->ranges[r].expr, "the range constraint", path, err);
+        }
     ip->bound_inputs = ep_xcalloc((size_t)(n ? n : 1), sizeof *ip->bound_inputs);
     for (int i = 0; i < n; i++)
         ip->bound_inputs[i] = value_copy(&inputs[i]);
@@ -577,11 +662,8 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
                 rc = ep_fail(err, EP_ERR_EXEC, "user input %s of kind %s is not supported", user_input_name(u),
                              arg_kind_name(u->kind));
             }
-            if (rc && u->arg_name) { /* both names: the user's and the graph's */
-                size_t len = strlen(err->msg);
-                snprintf(err->msg + len, sizeof err->msg - len, " (%s is the graph's placeholder %s)", u->arg_name,
-                         u->name);
-            }
+            if (rc && u->arg_name) /* both names: the user's and the graph's, on the first line */
+                note_placeholder(u, err);
         } else {
             rc = lift_input(ip, s, &v, err);
         }
@@ -593,6 +675,8 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
             value_clear(&v);
         }
     }
+    if (rc == EP_OK) /* the in-graph checks that only inputs decide, before running */
+        rc = guards_check_asserts(ip->guards, &ip->syms, err);
     if (rc) {
         clear_run(ip);
         return rc;
@@ -852,6 +936,11 @@ static int *node_output_slots(const GraphPlan *gp, int i, int *n)
     return slots;
 }
 
+static const Value *run_value(void *ctx, const char *name)
+{
+    return interp_value(ctx, name);
+}
+
 EpStatus interp_step(Interp *ip, EpError *err)
 {
     if (!ip->bound)
@@ -884,6 +973,8 @@ EpStatus interp_step(Interp *ip, EpError *err)
             undo->syms[k] = ep_xstrdup(ip->ctx.new_syms[k]);
     }
     if (rc) {
+        if (guards_is_assert(ip->guards, i))
+            guards_explain_failure(ip->guards, i, &ip->syms, run_value, ip, err);
         char where[1024];
         describe_node_into(ip, i, where, sizeof where);
         ep_error_prefix(err, "%s", where);

@@ -127,6 +127,83 @@ static ProgBuilder *symint_input(void)
     return pb;
 }
 
+/* ---- guards (issue 11): where each constraint comes from ---------------------- */
+
+#define GUARDS_PY "fixtures/guards.py"
+
+/* x [s0] + y[1:] with y [s0 + 1]: a derived dimension. */
+static ProgBuilder *guard_derived(void)
+{
+    PbRng r = {0x51};
+    ProgBuilder *pb = pb_new("fixtures.GuardDerived", false);
+    int64_t xs[1] = {5}, ys[1] = {6};
+    const char *xd[1] = {"s0"}, *yd[1] = {"s0 + 1"};
+    input(pb, "x", uni(&r, DT_F32, 1, xs, -1, 1), xd);
+    input(pb, "y", uni(&r, DT_F32, 1, ys, -1, 1), yd);
+    pb_range(pb, "s0", 2, 64);
+    pb_at(pb, GUARDS_PY, 9, "forward", "return x + y[1:]");
+    pb_node(pb, "aten.slice.Tensor", "slice_1", "self=%y dim=0 start=1 end=9223372036854775807", "slice_1");
+    pb_node(pb, "aten.add.Tensor", "add", "self=%x other=%slice_1", "add");
+    pb_output(pb, "add");
+    return pb;
+}
+
+/* torch._check(x.shape[0] * y.shape[0] % 2 == 0): a divisibility the
+** exporter left in the graph as a sym_size -> mul -> mod -> eq ->
+** _assert_scalar chain, each node on its own line. */
+static ProgBuilder *guard_mod(void)
+{
+    PbRng r = {0x52};
+    ProgBuilder *pb = pb_new("fixtures.GuardMod", false);
+    int64_t xs[1] = {2}, ys[1] = {3};
+    const char *xd[1] = {"s0"}, *yd[1] = {"s1"};
+    input(pb, "x", uni(&r, DT_F32, 1, xs, -1, 1), xd);
+    input(pb, "y", uni(&r, DT_F32, 1, ys, -1, 1), yd);
+    pb_range(pb, "s0", 2, 64);
+    pb_range(pb, "s1", 2, 64);
+    pb_at(pb, GUARDS_PY, 14, "forward", "n = x.shape[0]");
+    pb_node(pb, "aten.sym_size.int", "sym_size_int", "self=%x dim=0", "$sym_size_int");
+    pb_at(pb, GUARDS_PY, 15, "forward", "m = y.shape[0]");
+    pb_node(pb, "aten.sym_size.int", "sym_size_int_1", "self=%y dim=0", "$sym_size_int_1");
+    pb_at(pb, GUARDS_PY, 16, "forward", "cells = n * m");
+    pb_node(pb, "_operator.mul", "mul", "a=$sym_size_int b=$sym_size_int_1", "$mul");
+    pb_at(pb, GUARDS_PY, 17, "forward", "torch._check(cells % 2 == 0)");
+    pb_node(pb, "_operator.mod", "mod", "a=$mul b=2", "$mod");
+    pb_node(pb, "_operator.eq", "eq", "a=$mod b=0", "$eq");
+    pb_node(pb, "aten._assert_scalar.default", "_assert_scalar_default",
+            "self=$eq assert_msg='Runtime assertion failed for expression Eq(Mod(s0*s1, 2), 0) on node eq'", "");
+    pb_at(pb, GUARDS_PY, 18, "forward", "return x * 2");
+    pb_node(pb, "aten.mul.Tensor", "mul_1", "self=%x other=2", "mul_1");
+    pb_output(pb, "mul_1");
+    return pb;
+}
+
+/* k = t.item(); torch._check(k % 4 == 0): an unbacked u0 and the check on
+** it, which only the run can decide. */
+static ProgBuilder *guard_item(void)
+{
+    PbRng r = {0x53};
+    ProgBuilder *pb = pb_new("fixtures.GuardItem", false);
+    int64_t ts[1] = {1}, xs[1] = {3};
+    Tensor *t = pb_ints(&r, DT_I64, 1, ts, 8, 9);
+    input(pb, "t", t, NULL);
+    input(pb, "x", uni(&r, DT_F32, 1, xs, -1, 1), NULL);
+    pb_at(pb, GUARDS_PY, 22, "forward", "k = t.item()");
+    pb_node(pb, "aten.item.default", "item", "self=%t", "$item");
+    pb_sym_value(pb, "item", "u0", false);
+    pb_at(pb, GUARDS_PY, 23, "forward", "torch._check(k % 4 == 0)");
+    pb_node(pb, "_operator.mod", "mod", "a=$item b=4", "$mod");
+    pb_node(pb, "_operator.eq", "eq", "a=$mod b=0", "$eq");
+    pb_sym_value(pb, "mod", "Mod(u0, 4)", false);
+    pb_sym_value(pb, "eq", "Eq(Mod(u0, 4), 0)", true);
+    pb_node(pb, "aten._assert_scalar.default", "_assert_scalar_default",
+            "self=$eq assert_msg='Runtime assertion failed for expression Eq(Mod(u0, 4), 0) on node eq'", "");
+    pb_at(pb, GUARDS_PY, 24, "forward", "return x * k");
+    pb_node(pb, "aten.mul.Tensor", "mul", "self=%x other=$item", "mul");
+    pb_output(pb, "mul");
+    return pb;
+}
+
 /* Functional mutations: a buffer counter and a user input, written back. */
 static ProgBuilder *mutation(void)
 {
@@ -528,7 +605,10 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(many_symbols(), dir, "many_symbols.pt2", PB_ERA_2_11, err)) ||
         (rc = write(wide_einsum(), dir, "wide_einsum.pt2", PB_ERA_2_11, err)) ||
         (rc = write(calls(), dir, "calls.pt2", PB_ERA_2_11, err)) ||
-        (rc = write(hot_line(), dir, "hot_line.pt2", PB_ERA_2_11, err)))
+        (rc = write(hot_line(), dir, "hot_line.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(guard_derived(), dir, "guard_derived.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(guard_mod(), dir, "guard_mod.pt2", PB_ERA_2_11, err)) ||
+        (rc = write(guard_item(), dir, "guard_item.pt2", PB_ERA_2_11, err)))
         return rc;
 
     /* an input for nan_log.pt2 that already holds a NaN */

@@ -77,8 +77,11 @@ ProgBuilder *pb_new(const char *module_class, bool argn_names)
     pb->module_type = ep_xstrdup(module_class);
     strmap_init(&pb->metas);
     strmap_init(&pb->declared);
+    strmap_init(&pb->sym_exprs);
     return pb;
 }
+
+static void sym_expr_free(void *p);
 
 void pb_meta_free(void *p)
 {
@@ -151,6 +154,7 @@ void pb_free(ProgBuilder *pb)
     free(pb->module_type);
     free(pb->module_class);
     strmap_free(&pb->metas, pb_meta_free);
+    strmap_free(&pb->sym_exprs, sym_expr_free);
     strmap_free(&pb->declared, pb_meta_free);
     free(pb);
 }
@@ -285,6 +289,22 @@ void pb_unbacked(ProgBuilder *pb, const char *name, int ndim, const char *const 
     for (int d = 0; d < ndim; d++)
         m->dims[d] = ep_xstrdup(dims[d]);
     pb_meta_free(strmap_put(&pb->declared, name, m));
+}
+
+static void sym_expr_free(void *p)
+{
+    PbSymExpr *x = p;
+    if (x)
+        free(x->expr);
+    free(x);
+}
+
+void pb_sym_value(ProgBuilder *pb, const char *name, const char *expr, bool is_bool)
+{
+    PbSymExpr *x = ep_xcalloc(1, sizeof *x);
+    x->expr = ep_xstrdup(expr);
+    x->is_bool = is_bool;
+    sym_expr_free(strmap_put(&pb->sym_exprs, name, x));
 }
 
 void pb_range(ProgBuilder *pb, const char *symbol, int64_t min, int64_t max)
@@ -1011,7 +1031,12 @@ char *pb_program_json(ProgBuilder *pb, PbEra era)
             cJSON_AddItemToObject(siv, pb->inputs[i].name,
                                   symint_json(era, pb->inputs[i].sym_expr ? pb->inputs[i].sym_expr : pb->inputs[i].name,
                                               pb->inputs[i].sym_example));
-    cJSON_AddObjectToObject(g, "sym_bool_values");
+    cJSON *sbv = cJSON_AddObjectToObject(g, "sym_bool_values");
+    for (int k = 0; k < pb->sym_exprs.n; k++) {
+        const StrMapEntry *en = &pb->sym_exprs.entries[k];
+        const PbSymExpr *x = en->value;
+        cJSON_AddItemToObject(x->is_bool ? sbv : siv, en->key, symint_json(era, x->expr, 0));
+    }
     if (era >= PB_ERA_2_2)
         cJSON_AddBoolToObject(g, "is_single_tensor_return", false);
     if (era >= PB_ERA_2_11) {

@@ -78,6 +78,10 @@ void pb_node(ProgBuilder *pb, const char *target, const char *name, const char *
 ** "u0"), not as inference finds them: the data-dependent sizes torch.export
 ** names with fresh unbacked symbols, which running twice cannot see. */
 void pb_unbacked(ProgBuilder *pb, const char *name, int ndim, const char *const *dims);
+/* Record the expression of SymInt (or SymBool, is_bool) node output name in
+** sym_int_values (sym_bool_values), as torch.export does: "u0" for an
+** item(), "Eq(Mod(s0, 4), 0)" for a check's condition. */
+void pb_sym_value(ProgBuilder *pb, const char *name, const char *expr, bool is_bool);
 void pb_output(ProgBuilder *pb, const char *name);
 void pb_buffer_mutation(ProgBuilder *pb, const char *value, const char *fqn);
 void pb_input_mutation(ProgBuilder *pb, const char *value, const char *input);

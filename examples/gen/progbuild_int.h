@@ -70,7 +70,13 @@ struct ProgBuilder {
     char *module_path, *module_type;
     StrMap metas; /* value name -> PbMeta* */
     StrMap declared; /* value name -> PbMeta*: dims given by pb_unbacked */
+    StrMap sym_exprs; /* SymInt/SymBool node output -> PbSymExpr*: pb_sym_value */
 };
+
+typedef struct PbSymExpr {
+    char *expr;
+    bool is_bool;
+} PbSymExpr;
 
 /* A TensorMeta JSON object in the dialect of era. */
 cJSON *pb_tensor_meta_json(const ProgBuilder *pb, PbEra era, DType dtype, int ndim, char *const *dims,
