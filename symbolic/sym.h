@@ -87,4 +87,23 @@ SymStatus sym_eval(const SymExpr *e, const SymBindings *b, SymValue *out, const 
 ** 8, not 7"), -1 if it cannot decide (several unknowns, non-linear). */
 int sym_match(const SymExpr *e, SymBindings *b, int64_t actual, char *why, size_t whycap);
 
+/* ---- canonical form (canon.c) ----------------------------------------------
+** Integer polynomials become a sorted sum of monomials with exact
+** coefficients (s0 + s0 is 2*s0, (s0 + 1)*(s0 - 1) is s0**2 - 1); FloorDiv,
+** Mod, Max, Min stay as atoms with canonical arguments, folded and
+** simplified where that holds for every integer (Python floor semantics:
+** FloorDiv(-7, 2) = -4, Mod(-7, 2) = 1, Mod(2*s0, 2) = 0, FloorDiv(4*s0 +
+** 2, 2) = 2*s0 + 1, CeilDiv(a, b) = -FloorDiv(-a, b)); a relation becomes
+** "p REL k" (REL one of ==, !=, <=, >=, and < > only off the integers; p
+** with no constant term and a positive leading coefficient, k a number), And/Or sorted and deduplicated, Not
+** pushed into relations.  Symbols are taken to be integers. */
+
+/* A new canonical tree (caller frees), or NULL out of memory or when a
+** constant overflows int64. */
+SymExpr *sym_canon(const SymExpr *e);
+/* Do a and b have the same canonical form?  true means equal for every
+** integer value of the symbols; false means not shown equal (the form is
+** complete for polynomials, not for floors and maxima). */
+bool sym_equal(const SymExpr *a, const SymExpr *b);
+
 #endif
