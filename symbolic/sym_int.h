@@ -196,6 +196,15 @@ SymExpr *sym_clone(const SymExpr *e);
 ** integers except PyTorch's float symbols, named zf0 / zuf0.) */
 bool sym_integral(const SymExpr *e);
 
+/* ---- ranges (interval.c) ---------------------------------------------------- */
+
+/* sym_range on e exactly as given, without canonicalising it first. */
+SymRange sym_range_raw(const SymExpr *e, const SymRanges *ranges);
+
+/* sym_decide without enumeration: intervals on the canonical form only
+** (tests use it to check the interval reasoning on its own). */
+SymTruth sym_decide_intervals(const SymExpr *cond, const SymRanges *ranges);
+
 /* ---- evaluation (eval.c) ---------------------------------------------------- */
 
 /* A value during evaluation: SymPy's Integer and Rational are exact (q),
