@@ -207,19 +207,30 @@ static SymRange r_mod(SymRange a, SymRange b, bool integral)
     return (SymRange){b.lo < 0 ? b.lo : 0, b.hi > 0 ? b.hi : 0};
 }
 
+static int64_t pow_bound(int64_t x, int64_t k)
+{
+    int64_t r = 1;
+    for (int64_t i = 0; i < k; i++) {
+        r = mul_bound(r, x);
+        if (r == NEG || r == POS || r == 0 || r == 1)
+            break; /* saturated or fixed */
+    }
+    if (r == 1 && x == -1 && k % 2 == 1)
+        r = -1;
+    return r;
+}
+
+/* x**k is monotone for odd k; for even k it falls then rises at 0. */
 static SymRange r_pow(SymRange a, int64_t k)
 {
     if (k == 0)
         return (SymRange){1, 1};
-    SymRange r = a;
-    for (int64_t i = 1; i < k; i++) {
-        r = r_mul(r, a);
-        if (r.lo == NEG && r.hi == POS)
-            break;
-    }
-    if (k % 2 == 0 && r.lo < 0) /* an even power is never negative */
-        r.lo = 0;
-    return r;
+    if (k % 2 == 1 || a.lo >= 0)
+        return (SymRange){pow_bound(a.lo, k), pow_bound(a.hi, k)};
+    if (a.hi <= 0)
+        return (SymRange){pow_bound(a.hi, k), pow_bound(a.lo, k)};
+    int64_t m = neg_bound(a.lo) > a.hi ? neg_bound(a.lo) : a.hi;
+    return (SymRange){0, pow_bound(m, k)};
 }
 
 static int64_t floor_double(double x)
