@@ -98,8 +98,9 @@ int sym_match(const SymExpr *e, SymBindings *b, int64_t actual, char *why, size_
 ** with no constant term and a positive leading coefficient, k a number), And/Or sorted and deduplicated, Not
 ** pushed into relations.  Symbols are taken to be integers. */
 
-/* A new canonical tree (caller frees), or NULL out of memory or when a
-** constant overflows int64. */
+/* A new canonical tree (caller frees), or NULL out of memory, when a
+** constant overflows int64, or when a product of sums would multiply out
+** to more than 4096 terms (a large power is kept whole instead). */
 SymExpr *sym_canon(const SymExpr *e);
 /* Do a and b have the same canonical form?  true means equal for every
 ** integer value of the symbols; false means not shown equal (the form is
