@@ -87,4 +87,96 @@ SymStatus sym_eval(const SymExpr *e, const SymBindings *b, SymValue *out, const 
 ** 8, not 7"), -1 if it cannot decide (several unknowns, non-linear). */
 int sym_match(const SymExpr *e, SymBindings *b, int64_t actual, char *why, size_t whycap);
 
+/* ---- canonical form (canon.c) ----------------------------------------------
+** Integer polynomials become a sorted sum of monomials with exact
+** coefficients (s0 + s0 is 2*s0, (s0 + 1)*(s0 - 1) is s0**2 - 1); FloorDiv,
+** Mod, Max, Min stay as atoms with canonical arguments, folded and
+** simplified where that holds for every integer (Python floor semantics:
+** FloorDiv(-7, 2) = -4, Mod(-7, 2) = 1, Mod(2*s0, 2) = 0, FloorDiv(4*s0 +
+** 2, 2) = 2*s0 + 1, CeilDiv(a, b) = -FloorDiv(-a, b)); a relation becomes
+** "p REL k" (REL one of ==, !=, <=, >=, and < > only off the integers; p
+** with no constant term and a positive leading coefficient, k a number), And/Or sorted and deduplicated, Not
+** pushed into relations.  Symbols are taken to be integers. */
+
+/* A new canonical tree (caller frees), or NULL out of memory, when a
+** constant overflows int64, or when a product of sums would multiply out
+** to more than 4096 terms (a large power is kept whole instead). */
+SymExpr *sym_canon(const SymExpr *e);
+/* Do a and b have the same canonical form?  true means equal for every
+** integer value of the symbols; false means not shown equal (the form is
+** complete for polynomials, not for floors and maxima). */
+bool sym_equal(const SymExpr *a, const SymExpr *b);
+
+/* ---- ranges (interval.c) ------------------------------------------------
+** A range of integers; a bound equal to SYM_RANGE_NEG_INF / _POS_INF is
+** -oo / +oo (PyTorch's -int_oo / int_oo), so [2, SYM_RANGE_POS_INF] is
+** PyTorch's [2, int_oo]. */
+#define SYM_RANGE_NEG_INF INT64_MIN
+#define SYM_RANGE_POS_INF INT64_MAX
+typedef struct SymRange {
+    int64_t lo, hi; /* lo <= hi */
+} SymRange;
+
+/* The ranges of named symbols (a program's range constraints).  A symbol
+** not listed may be any integer. */
+typedef struct SymRangeItem {
+    char *name; /* owned copy */
+    SymRange range;
+} SymRangeItem;
+typedef struct SymRanges {
+    int n, cap;
+    SymRangeItem *items;
+} SymRanges;
+
+void sym_ranges_init(SymRanges *r);
+/* Frees the names and the table; r is left empty and reusable. */
+void sym_ranges_free(SymRanges *r);
+/* Set or replace name's range (name copied); false if lo > hi or out of
+** memory. */
+bool sym_ranges_set(SymRanges *r, const char *name, int64_t lo, int64_t hi);
+/* false if name has no range (r may be NULL). */
+bool sym_ranges_get(const SymRanges *r, const char *name, SymRange *out);
+
+/* An enclosure of every value e takes while each symbol stays in its range
+** (ranges may be NULL: every symbol unbounded): sound for every operator,
+** tight for sums and products of independent terms, computed on both e and
+** its canonical form.  A non-integer value is enclosed by its integer hull;
+** a condition's range is within [0, 1]; values where e is undefined
+** (division by zero) are left out. */
+SymRange sym_range(const SymExpr *e, const SymRanges *ranges);
+
+/* ---- deciding (decide.c) ---------------------------------------------- */
+
+typedef enum SymTruth { SYM_UNKNOWN = -1, SYM_FALSE = 0, SYM_TRUE = 1 } SymTruth;
+
+/* Most assignments sym_decide enumerates for one condition. */
+#define SYM_DECIDE_MAX_POINTS 4096
+
+/* Does cond (Eq/Ne/Lt/Le/Gt/Ge, And/Or/Not, True/False) hold for every
+** value of its symbols in their ranges?  SYM_TRUE: yes at every point
+** where cond is defined; SYM_FALSE: no at every such point; SYM_UNKNOWN
+** otherwise: it depends on the values, or it could not be shown (never a
+** wrong TRUE or FALSE).  Decides by the interval of the canonical
+** difference, then by enumerating symbols with small finite ranges
+** (at most SYM_DECIDE_MAX_POINTS assignments). */
+SymTruth sym_decide(const SymExpr *cond, const SymRanges *ranges);
+
+/* ---- linear solving (solve.c) ------------------------------------------ */
+
+/* Is e (after canonicalisation) a*s + c for one integer symbol s, integers
+** a != 0 and c?  *symbol is then s's name (borrowed from e: valid while e
+** lives); a constant e is affine with *symbol NULL and *a 0.  false for
+** anything else (two symbols, s*s, FloorDiv, rational coefficients). */
+bool sym_affine(const SymExpr *e, const char **symbol, int64_t *a, int64_t *c);
+
+typedef enum SymSolve {
+    SYM_SOLVE_ONE,     /* exactly one integer solution, in *value */
+    SYM_SOLVE_NONE,    /* no integer solution (2*s0 + 1 == 8) */
+    SYM_SOLVE_ALL,     /* e does not depend on symbol and equals target */
+    SYM_SOLVE_UNKNOWN, /* not a*symbol + c (other symbols, non-linear) */
+} SymSolve;
+
+/* Solve e == target for symbol over the integers, e = a*symbol + c. */
+SymSolve sym_solve_linear(const SymExpr *e, const char *symbol, int64_t target, int64_t *value);
+
 #endif

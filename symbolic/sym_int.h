@@ -185,6 +185,26 @@ bool sym_exact_number(const SymExpr *e, SymQ *q);
 /* Is name among the symbols of e? */
 bool sym_mentions(const SymExpr *e, const char *interned_name);
 
+/* ---- canonical forms (canon.c) ------------------------------------------ */
+
+/* A total order on trees (kind, value, name with numbers compared as
+** numbers, function, arguments); 0 exactly when the trees are identical. */
+int sym_cmp(const SymExpr *a, const SymExpr *b);
+/* A deep copy the caller owns; NULL out of memory. */
+SymExpr *sym_clone(const SymExpr *e);
+/* Is e integer-valued whenever its symbols are integers?  (Symbols are
+** integers except PyTorch's float symbols, named zf0 / zuf0.) */
+bool sym_integral(const SymExpr *e);
+
+/* ---- ranges (interval.c) ---------------------------------------------------- */
+
+/* sym_range on e exactly as given, without canonicalising it first. */
+SymRange sym_range_raw(const SymExpr *e, const SymRanges *ranges);
+
+/* sym_decide without enumeration: intervals on the canonical form only
+** (tests use it to check the interval reasoning on its own). */
+SymTruth sym_decide_intervals(const SymExpr *cond, const SymRanges *ranges);
+
 /* ---- evaluation (eval.c) ---------------------------------------------------- */
 
 /* A value during evaluation: SymPy's Integer and Rational are exact (q),
