@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "format.h"
+#include "interp/shape_info.h"
 
 /* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
 static char *recorded_type(const Interp *ip, const char *name)
@@ -143,24 +144,50 @@ static int column_width(int w, const char *name)
     return len > w ? len : w;
 }
 
-/* One tensor's recorded (symbolic) shape and its shape now, the name in a
-** column namew wide. */
-static void print_shape_line(CmdCtx *c, const char *label, const char *name, int namew)
+/* What value v is now, shortly: "float32[4, 32]" for a tensor, its
+** statistics for anything else; "(not computed)" when v is NULL. */
+static char *now_text(const Value *v)
 {
-    const Interp *ip = session_interp(c->s);
-    char *rec = recorded_type(ip, name);
-    const Value *v = interp_value(ip, name);
-    char now[512] = "(not computed)";
-    if (v && v->kind == V_TENSOR) {
+    if (!v)
+        return ep_xstrdup("(not computed)");
+    if (v->kind == V_TENSOR) {
         char shape[480];
-        snprintf(now, sizeof now, "%s%s", dtype_name(v->t->dtype), shape_str(v->t->ndim, v->t->sizes, shape, sizeof shape));
-    } else if (v) {
-        char *d = format_value_stats(v);
-        snprintf(now, sizeof now, "%s", d);
-        free(d);
+        return ep_xasprintf("%s%s", dtype_name(v->t->dtype), shape_str(v->t->ndim, v->t->sizes, shape, sizeof shape));
     }
-    out_printf(c->out, "  %-5s %-*s %-24s %s\n", label, namew, name, rec ? rec : "(no record)", now);
-    free(rec);
+    return format_value_stats(v);
+}
+
+/* Print row (taken: freed here) as one line without the blanks a
+** left-aligned last column leaves when the row has no ranges. */
+static void put_row(CmdCtx *c, char *row)
+{
+    size_t len = strlen(row);
+    while (len && row[len - 1] == ' ')
+        row[--len] = '\0';
+    out_printf(c->out, "%s\n", row);
+    free(row);
+}
+
+/* One row of `info shapes NODE`: a value's recorded (symbolic) type, its
+** type now and the ranges of its symbolic sizes. */
+typedef struct ShapeRow {
+    char label[16];
+    const char *name;
+    char *recorded, *now, *ranges;
+} ShapeRow;
+
+static void shape_row(CmdCtx *c, ShapeInfo *si, ShapeRow *row, const char *label, int k, const char *name)
+{
+    snprintf(row->label, sizeof row->label, "%s%d", label, k);
+    row->name = name;
+    row->recorded = shape_info_value_type(si, name);
+    row->now = now_text(interp_value(session_interp(c->s), name));
+    StrBuf sb;
+    sb_init(&sb);
+    ShapeSeen seen = {0};
+    shape_info_value_ranges(si, name, &seen, &sb);
+    shape_info_seen_free(&seen);
+    row->ranges = sb_take(&sb);
 }
 
 static void print_symbols(CmdCtx *c, const char *indent)
@@ -177,7 +204,9 @@ static void print_symbols(CmdCtx *c, const char *indent)
     }
 }
 
-static EpStatus info_shapes(CmdCtx *c, const char *args, EpError *err)
+/* `info shapes NODE`: the node's inputs and outputs, each with its
+** recorded shape, its shape now and the range of every symbolic size. */
+static EpStatus node_shapes(CmdCtx *c, const char *args, EpError *err)
 {
     int node;
     EpStatus rc = cmd_node_or_current(c, args, &node, err);
@@ -187,26 +216,86 @@ static EpStatus info_shapes(CmdCtx *c, const char *args, EpError *err)
     char *line = cmd_node_line(c->s, node);
     out_printf(c->out, "%s\n", line);
     free(line);
-    int namew = 20;
-    for (int k = 0; k < interp_node_num_inputs(ip, node); k++)
-        namew = column_width(namew, interp_node_input_name(ip, node, k, NULL));
-    for (int k = 0; k < interp_node_num_outputs(ip, node); k++)
-        namew = column_width(namew, interp_node_output_name(ip, node, k));
-    out_printf(c->out, "  %-5s %-*s %-24s %s\n", "", namew, "value", "recorded", "now");
-    for (int k = 0; k < interp_node_num_inputs(ip, node); k++) {
-        char label[16];
-        snprintf(label, sizeof label, "in%d", k);
-        print_shape_line(c, label, interp_node_input_name(ip, node, k, NULL), namew);
+    ShapeInfo *si = shape_info_new(interp_program(ip));
+    int nin = interp_node_num_inputs(ip, node), nout = interp_node_num_outputs(ip, node);
+    ShapeRow *rows = ep_xcalloc((size_t)(nin + nout + 1), sizeof *rows);
+    for (int k = 0; k < nin; k++)
+        shape_row(c, si, &rows[k], "in", k, interp_node_input_name(ip, node, k, NULL));
+    for (int k = 0; k < nout; k++)
+        shape_row(c, si, &rows[nin + k], "out", k, interp_node_output_name(ip, node, k));
+    int namew = 20, recw = 24, noww = 16;
+    for (int k = 0; k < nin + nout; k++) {
+        namew = column_width(namew, rows[k].name);
+        recw = column_width(recw, rows[k].recorded);
+        noww = column_width(noww, rows[k].now);
     }
-    for (int k = 0; k < interp_node_num_outputs(ip, node); k++) {
-        char label[16];
-        snprintf(label, sizeof label, "out%d", k);
-        print_shape_line(c, label, interp_node_output_name(ip, node, k), namew);
+    out_printf(c->out, "  %-5s %-*s %-*s %-*s %s\n", "", namew, "value", recw, "recorded", noww, "now", "ranges");
+    for (int k = 0; k < nin + nout; k++) {
+        const ShapeRow *r = &rows[k];
+        char *row = ep_xasprintf("  %-5s %-*s %-*s %-*s %s", r->label, namew, r->name, recw,
+                                 r->recorded ? r->recorded : "(no record)", noww, r->now, r->ranges);
+        put_row(c, row);
+        free(rows[k].recorded);
+        free(rows[k].now);
+        free(rows[k].ranges);
     }
+    free(rows);
+    shape_info_free(si);
     if (interp_symbols(ip)->n) {
         out_puts(c->out, "  symbols\n");
         print_symbols(c, "    ");
     }
+    return EP_OK;
+}
+
+/* `info shapes`: every node of the program on one line -- its outputs'
+** recorded shapes, their shapes now and the ranges of their symbolic
+** sizes.  Linear in the graph: the ranges of recurring expressions are
+** cached by shape_info. */
+static EpStatus info_shapes(CmdCtx *c, const char *args, EpError *err)
+{
+    if (*args)
+        return node_shapes(c, args, err);
+    const Interp *ip = session_interp(c->s);
+    int n = session_num_nodes(c->s);
+    ShapeInfo *si = shape_info_new(interp_program(ip));
+    char **recorded = ep_xcalloc((size_t)(n ? n : 1), sizeof *recorded);
+    char **now = ep_xcalloc((size_t)(n ? n : 1), sizeof *now);
+    int wname = 4, wrec = 8, wnow = 3;
+    for (int i = 0; i < n; i++) {
+        const Node *node = interp_node(ip, i);
+        recorded[i] = shape_info_node_types(si, node);
+        StrBuf sb;
+        sb_init(&sb);
+        for (int k = 0; k < interp_node_num_outputs(ip, i); k++) {
+            const Value *v = interp_value(ip, interp_node_output_name(ip, i, k));
+            char *t = v ? now_text(v) : ep_xstrdup("-");
+            sb_printf(&sb, "%s%s", k ? ", " : "", t);
+            free(t);
+        }
+        if (!sb.len)
+            sb_append(&sb, "-"); /* a node with no outputs */
+        now[i] = sb_take(&sb);
+        wname = column_width(wname, node->name);
+        wrec = column_width(wrec, recorded[i]);
+        wnow = column_width(wnow, now[i]);
+    }
+    int pc = interp_bound(ip) && !interp_finished(ip) ? interp_pc(ip) : -1;
+    out_printf(c->out, "    %-6s %-*s %-*s %-*s %s\n", "#", wname, "node", wrec, "recorded", wnow, "now", "ranges");
+    for (int i = 0; i < n; i++) {
+        char idx[16];
+        snprintf(idx, sizeof idx, "#%d", i);
+        char *ranges = shape_info_node_ranges(si, interp_node(ip, i));
+        char *row = ep_xasprintf("%s  %-6s %-*s %-*s %-*s %s", i == pc ? "=>" : "  ", idx, wname,
+                                 interp_node(ip, i)->name, wrec, recorded[i], wnow, now[i], ranges);
+        put_row(c, row);
+        free(ranges);
+        free(recorded[i]);
+        free(now[i]);
+    }
+    free(recorded);
+    free(now);
+    shape_info_free(si);
     return EP_OK;
 }
 
@@ -362,7 +451,8 @@ static EpStatus info_graph(CmdCtx *c, const char *args, EpError *err)
 static const Command GRAPH_INFOS[] = {
     {"node", NULL, info_node, "node [NODE]", "the node's op, source, module, arguments and outputs"},
     {"args", NULL, info_args, "args [NODE]", "the node's arguments with their current values"},
-    {"shapes", NULL, info_shapes, "shapes [NODE]", "recorded (symbolic) and current shapes of its values"},
+    {"shapes", NULL, info_shapes, "shapes [NODE]",
+     "every node's symbolic shape, shape now and size ranges; with NODE, its inputs and outputs"},
     {"symbols", NULL, info_symbols, "symbols", "the shape symbols bound so far, with their ranges"},
     {"signature", NULL, info_signature, "signature", "inputs (parameters, buffers, user inputs) and outputs"},
     {"graph", NULL, info_graph, "graph [/REGEX/]", "list the nodes with op, output shapes and module"},
