@@ -1,7 +1,8 @@
 /*
-** cli_info.c -- `epdbg info MODEL.pt2 [--json] [--model NAME]`: what the
-** archive holds, where it came from, what it takes and returns, and whether
-** epdbg can run every node of it.
+** cli_info.c -- `epdbg info MODEL.pt2 [--json] [--model NAME] [--shapes]`:
+** what the archive holds, where it came from, what it takes and returns,
+** whether epdbg can run every node of it, and with --shapes every node's
+** symbolic shape with the ranges of its sizes (nothing is run).
 */
 #include "cli.h"
 
@@ -9,6 +10,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "interp/shape_info.h"
 
 typedef struct OpCount {
     const char *target;
@@ -116,7 +119,120 @@ static char *schema_text(const ExportedProgram *ep)
 /* Describe the program of ip; heading is the first line (the file, or the
 ** file and the program when every program of the archive is described, in
 ** which case the list of programs is not repeated). */
-static void print_text(const Interp *ip, const char *heading, bool all_programs)
+/* The --shapes table: every node with its outputs' recorded shapes and
+** the ranges of their symbolic sizes, columns aligned. */
+static void print_shapes(const Interp *ip)
+{
+    ShapeInfo *si = shape_info_new(interp_program(ip));
+    int n = interp_num_nodes(ip);
+    char **types = ep_xcalloc((size_t)(n ? n : 1), sizeof *types);
+    int wname = 4, wtype = 5;
+    for (int i = 0; i < n; i++) {
+        types[i] = shape_info_node_types(si, interp_node(ip, i));
+        int ln = (int)strlen(interp_node(ip, i)->name), lt = (int)strlen(types[i]);
+        wname = ln > wname ? (ln < 40 ? ln : 40) : wname;
+        wtype = lt > wtype ? (lt < 60 ? lt : 60) : wtype;
+    }
+    printf("  shapes      %d node%s (recorded at export; ranges from the range constraints)\n", n, n == 1 ? "" : "s");
+    printf("    %-*s %-*s %s\n", wname, "node", wtype, "shape", "ranges");
+    for (int i = 0; i < n; i++) {
+        char *ranges = shape_info_node_ranges(si, interp_node(ip, i));
+        if (*ranges)
+            printf("    %-*s %-*s %s\n", wname, interp_node(ip, i)->name, wtype, types[i], ranges);
+        else
+            printf("    %-*s %s\n", wname, interp_node(ip, i)->name, types[i]);
+        free(ranges);
+        free(types[i]);
+    }
+    free(types);
+    shape_info_free(si);
+}
+
+/* A range bound as JSON: a number, or null for -inf / inf. */
+static cJSON *bound_json(int64_t v)
+{
+    return v == SYM_RANGE_NEG_INF || v == SYM_RANGE_POS_INF ? cJSON_CreateNull() : cJSON_CreateNumber((double)v);
+}
+
+/* One recorded size or SymInt: its text (a number for a literal) and its
+** range [min, max] (null: unbounded or unreadable), pushed on shape and
+** ranges. */
+static void dim_json(ShapeInfo *si, const SymDim *d, bool is_size, cJSON *shape, cJSON *ranges)
+{
+    if (d->is_expr) {
+        char *t = d->parsed ? sym_to_string(d->parsed) : NULL;
+        cJSON_AddItemToArray(shape, cJSON_CreateString(t ? t : d->expr));
+        free(t);
+    } else {
+        cJSON_AddItemToArray(shape, cJSON_CreateNumber((double)d->value));
+    }
+    SymRange r;
+    if (!shape_info_dim_range(si, d, is_size, &r)) {
+        cJSON_AddItemToArray(ranges, cJSON_CreateNull());
+        return;
+    }
+    cJSON *pair = cJSON_CreateArray();
+    cJSON_AddItemToArray(pair, bound_json(r.lo));
+    cJSON_AddItemToArray(pair, bound_json(r.hi));
+    cJSON_AddItemToArray(ranges, pair);
+}
+
+/* "shapes": [{"node", "op", "outputs": [{"name", "type", "dtype", "shape",
+** "ranges"}]}] -- shape and ranges parallel, one entry per dimension (a
+** SymInt output: one entry) -- and "unbacked": {"u0": {"min", "max",
+** "node"}}. */
+static void shapes_json(const Interp *ip, cJSON *o)
+{
+    const ExportedProgram *ep = interp_program(ip);
+    const Graph *g = &ep->graph;
+    ShapeInfo *si = shape_info_new(ep);
+    cJSON *arr = cJSON_AddArrayToObject(o, "shapes");
+    cJSON *unbacked = cJSON_AddObjectToObject(o, "unbacked");
+    for (int i = 0; i < interp_num_nodes(ip); i++) {
+        const Node *node = interp_node(ip, i);
+        cJSON *e = cJSON_CreateObject();
+        cJSON_AddStringToObject(e, "node", node->name);
+        cJSON_AddStringToObject(e, "op", op_short_target(node->target));
+        cJSON *outs = cJSON_AddArrayToObject(e, "outputs");
+        for (int k = 0; k < interp_node_num_outputs(ip, i); k++) {
+            const char *name = interp_node_output_name(ip, i, k);
+            cJSON *v = cJSON_CreateObject();
+            cJSON_AddStringToObject(v, "name", name);
+            char *type = shape_info_value_type(si, name);
+            if (type)
+                cJSON_AddStringToObject(v, "type", type);
+            else
+                cJSON_AddNullToObject(v, "type");
+            free(type);
+            const TensorMeta *m = graph_tensor_meta(g, name);
+            const SymDim *sd = m ? NULL : strmap_get(&g->sym_int_values, name);
+            if (m || sd) {
+                if (m)
+                    cJSON_AddStringToObject(v, "dtype", scalar_type_name(m->scalar_type));
+                cJSON *shape = cJSON_AddArrayToObject(v, m ? "shape" : "value");
+                cJSON *ranges = cJSON_AddArrayToObject(v, "ranges");
+                for (int d = 0; d < (m ? m->ndim : 1); d++)
+                    dim_json(si, m ? &m->sizes[d] : sd, m != NULL, shape, ranges);
+            }
+            cJSON_AddItemToArray(outs, v);
+        }
+        cJSON_AddItemToArray(arr, e);
+    }
+    for (int k = 0; k < shape_info_num_unbacked(si); k++) {
+        int p;
+        const char *sym = shape_info_unbacked(si, k, &p);
+        SymRange r = {SYM_RANGE_NEG_INF, SYM_RANGE_POS_INF}; /* a SymInt from data: any integer */
+        sym_ranges_get(shape_info_ranges(si), sym, &r);
+        cJSON *u = cJSON_CreateObject();
+        cJSON_AddItemToObject(u, "min", bound_json(r.lo));
+        cJSON_AddItemToObject(u, "max", bound_json(r.hi));
+        cJSON_AddStringToObject(u, "node", g->nodes[p].name);
+        cJSON_AddItemToObject(unbacked, sym, u);
+    }
+    shape_info_free(si);
+}
+
+static void print_text(const Interp *ip, const char *heading, bool all_programs, bool shapes)
 {
     const Model *m = interp_model(ip);
     const ExportedProgram *ep = interp_program(ip);
@@ -197,9 +313,11 @@ static void print_text(const Interp *ip, const char *heading, bool all_programs)
         printf("  unsupported none: every node can run\n");
     }
     free(ops);
+    if (shapes)
+        print_shapes(ip);
 }
 
-static cJSON *info_json(const Interp *ip)
+static cJSON *info_json(const Interp *ip, bool shapes)
 {
     const Model *m = interp_model(ip);
     const ExportedProgram *ep = interp_program(ip);
@@ -298,6 +416,8 @@ static cJSON *info_json(const Interp *ip)
         }
     }
     free(ops);
+    if (shapes)
+        shapes_json(ip, o);
     return o;
 }
 
@@ -309,11 +429,16 @@ static void print_json(cJSON *o)
     cJSON_Delete(o);
 }
 
+typedef struct InfoOptions {
+    bool json;   /* --json */
+    bool shapes; /* --shapes */
+} InfoOptions;
+
 /* Open program name (NULL: the archive's one) of path and describe it: as
 ** text under heading, or as JSON added to json_models (printed alone when
 ** that is NULL).  Returns the exit code. */
-static int describe_program(const char *path, const char *name, bool json, const char *heading, bool all_programs,
-                            cJSON *json_models)
+static int describe_program(const char *path, const char *name, const InfoOptions *o, const char *heading,
+                            bool all_programs, cJSON *json_models)
 {
     EpError err = {0};
     Model *m;
@@ -328,12 +453,12 @@ static int describe_program(const char *path, const char *name, bool json, const
         model_free(m);
         return err.code ? err.code : EP_ERR_FORMAT;
     }
-    if (!json)
-        print_text(ip, heading, all_programs);
+    if (!o->json)
+        print_text(ip, heading, all_programs, o->shapes);
     else if (json_models)
-        cJSON_AddItemToArray(json_models, info_json(ip));
+        cJSON_AddItemToArray(json_models, info_json(ip, o->shapes));
     else
-        print_json(info_json(ip));
+        print_json(info_json(ip, o->shapes));
     interp_free(ip);
     model_free(m);
     return EP_OK;
@@ -342,10 +467,10 @@ static int describe_program(const char *path, const char *name, bool json, const
 /* Every program of an archive that holds several, in archive order, each
 ** under its name: text blocks after a line listing them, or one JSON object
 ** {"path", "programs", "models": [one object per program]}. */
-static int describe_every_program(const char *path, char **names, int n, bool json)
+static int describe_every_program(const char *path, char **names, int n, const InfoOptions *o)
 {
     cJSON *top = NULL, *models = NULL;
-    if (json) {
+    if (o->json) {
         top = cJSON_CreateObject();
         cJSON_AddStringToObject(top, "path", path);
         cJSON *progs = cJSON_AddArrayToObject(top, "programs");
@@ -361,7 +486,7 @@ static int describe_every_program(const char *path, char **names, int n, bool js
     int rc = EP_OK;
     for (int i = 0; i < n && rc == EP_OK; i++) {
         char *heading = ep_xasprintf("\n%s, program \"%s\" (%d of %d)", path, names[i], i + 1, n);
-        rc = describe_program(path, names[i], json, heading, true, models);
+        rc = describe_program(path, names[i], o, heading, true, models);
         free(heading);
     }
     if (top && rc == EP_OK)
@@ -371,18 +496,30 @@ static int describe_every_program(const char *path, char **names, int n, bool js
     return rc;
 }
 
+static const char INFO_USAGE[] =
+    "usage: epdbg info MODEL.pt2 [--json] [--model NAME] [--shapes]\n"
+    "  what the archive holds: format, inputs, outputs, weights, ops, unsupported ops\n"
+    "  --json        the same as one JSON object\n"
+    "  --model NAME  one program of an archive that holds several (default: all of them)\n"
+    "  --shapes      also every node's symbolic output shape and the range of each\n"
+    "                symbolic size, from the range constraints, without running\n";
+
 int cli_info(int argc, char **argv)
 {
     const char *path = NULL, *model_name = NULL;
-    bool json = false;
+    InfoOptions o = {0};
     for (int i = 0; i < argc; i++) {
         if (strcmp(argv[i], "--json") == 0) {
-            json = true;
+            o.json = true;
+        } else if (strcmp(argv[i], "--shapes") == 0) {
+            o.shapes = true;
+        } else if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
+            fputs(INFO_USAGE, stdout);
+            return EP_OK;
         } else if (strcmp(argv[i], "--model") == 0 && i + 1 < argc) {
             model_name = argv[++i];
         } else if (argv[i][0] == '-' && argv[i][1]) {
-            fprintf(stderr, "epdbg info: unknown option %s\nusage: epdbg info MODEL.pt2 [--json] [--model NAME]\n",
-                    argv[i]);
+            fprintf(stderr, "epdbg info: unknown option %s\n%s", argv[i], INFO_USAGE);
             return EP_ERR_USAGE;
         } else if (!path) {
             path = argv[i];
@@ -392,11 +529,11 @@ int cli_info(int argc, char **argv)
         }
     }
     if (!path) {
-        fprintf(stderr, "usage: epdbg info MODEL.pt2 [--json] [--model NAME]\n");
+        fputs(INFO_USAGE, stderr);
         return EP_ERR_USAGE;
     }
     if (model_name)
-        return describe_program(path, model_name, json, path, false, NULL);
+        return describe_program(path, model_name, &o, path, false, NULL);
     EpError err = {0};
     char **names;
     int n;
@@ -405,8 +542,8 @@ int cli_info(int argc, char **argv)
         fprintf(stderr, "epdbg: %s\n", err.msg);
         return rc;
     }
-    int code = n > 1 ? describe_every_program(path, names, n, json)
-                     : describe_program(path, NULL, json, path, false, NULL);
+    int code = n > 1 ? describe_every_program(path, names, n, &o)
+                     : describe_program(path, NULL, &o, path, false, NULL);
     for (int i = 0; i < n; i++)
         free(names[i]);
     free(names);

@@ -151,6 +151,17 @@ int shape_info_producer(const ShapeInfo *si, const char *sym)
     return (int)(intptr_t)strmap_get(&si->producer, sym) - 1;
 }
 
+int shape_info_num_unbacked(const ShapeInfo *si)
+{
+    return si->producer.n;
+}
+
+const char *shape_info_unbacked(const ShapeInfo *si, int k, int *node)
+{
+    *node = (int)(intptr_t)si->producer.entries[k].value - 1;
+    return si->producer.entries[k].key;
+}
+
 const char *shape_info_range_text(SymRange r, char *buf, size_t cap)
 {
     char lo[32], hi[32];

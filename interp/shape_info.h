@@ -38,6 +38,11 @@ bool shape_info_dim_range(ShapeInfo *si, const SymDim *d, bool is_size, SymRange
 ** symbol sym (item, nonzero, ...), -1 for a symbol of the inputs or none. */
 int shape_info_producer(const ShapeInfo *si, const char *sym);
 
+/* The unbacked symbols, in graph order: how many, and the k-th one's name
+** (borrowed) with the node that makes it in *node. */
+int shape_info_num_unbacked(const ShapeInfo *si);
+const char *shape_info_unbacked(const ShapeInfo *si, int k, int *node);
+
 /* "float32[s0, 2*s0 + 1]" for a tensor value, "SymInt u0" / "SymInt 3"
 ** for a SymInt, "SymBool Eq(u0, 4)" for a symbolic SymBool, NULL for a value the exporter recorded nothing for.
 ** Newly allocated. */
