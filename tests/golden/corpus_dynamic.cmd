@@ -9,6 +9,7 @@ break /arange/
 run
 info symbols
 info shapes
+info shapes arange
 step
 print arange
 print add

@@ -17,6 +17,7 @@ stats x[1]
 info node
 info args
 info shapes
+info shapes gelu
 info symbols
 info signature
 display gelu[0, :3]
