@@ -324,7 +324,7 @@ static void run_node(ShapeProp *sp, ShapeCtx *cx, int i)
     SymArg args[OP_MAX_ARGS], outs[OP_MAX_RETS];
     memset(args, 0, sizeof args);
     memset(outs, 0, sizeof outs);
-    char msg[200] = "";
+    char msg[256] = "";
     ShapeRuleResult r = SRR_RECORDED;
     if (op->schema->nrets > OP_MAX_RETS || op->schema->nargs > OP_MAX_ARGS) {
         snprintf(msg, sizeof msg, "too many arguments");
