@@ -179,4 +179,26 @@ typedef enum SymSolve {
 /* Solve e == target for symbol over the integers, e = a*symbol + c. */
 SymSolve sym_solve_linear(const SymExpr *e, const char *symbol, int64_t target, int64_t *value);
 
+/* ---- building expressions (build.c) ---------------------------------------
+** For layers that derive sizes rather than parse them (shape rules).
+** Operands are BORROWED (copied into the result); the result is new, owned by
+** the caller, or NULL when out of memory, when an operand is NULL, or when
+** folding constants overflows int64.  The arithmetic ones fold as SymPy does
+** (2 + 3 is 5, s0 + 0 is s0); nothing else is simplified. */
+typedef enum SymOp {
+    SYM_OP_ADD, SYM_OP_SUB, SYM_OP_MUL,
+    SYM_OP_FLOORDIV, /* Python //: FloorDiv(a, b) */
+    SYM_OP_MOD,      /* Python %: Mod(a, b) */
+    SYM_OP_MAX, SYM_OP_MIN,
+    SYM_OP_EQ, SYM_OP_NE, SYM_OP_LT, SYM_OP_LE, SYM_OP_GT, SYM_OP_GE,
+    SYM_OP_AND, SYM_OP_OR,
+} SymOp;
+
+SymExpr *sym_const(int64_t v);
+SymExpr *sym_symbol(const char *name);
+SymExpr *sym_true(void);
+SymExpr *sym_binop(SymOp op, const SymExpr *a, const SymExpr *b);
+/* A deep copy (NULL out of memory). */
+SymExpr *sym_clone(const SymExpr *e);
+
 #endif

@@ -7,7 +7,7 @@
 ** Every operator epdbg can run is one line of its family's .def file in
 ** this folder (ops.def includes them all):
 **
-**   OP(ID, "target", "schema", kernel, flags)
+**   OP(ID, "target", "schema", kernel, flags, shape_rule)
 **
 **   ID      enum suffix: OP_<ID>
 **   target  the node target without "torch.ops.": "aten.add.Tensor",
@@ -16,6 +16,8 @@
 **           "(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
 **   kernel  EpStatus kernel(OpCall *c); several targets may share one
 **   flags   OPF_* below
+**   shape_rule  SR_* below: how the output sizes follow from the inputs'
+**           over symbolic sizes (interp/shape_rules.h runs them)
 **
 ** Adding an operator is that line plus its kernel function in one of the
 ** family's .c files.  From the list come the OpId enum and the kernels'
@@ -66,8 +68,24 @@ enum {
     OPF_NO_OUTPUT = 1 << 4,  /* assertion-like: no result, runs for effect */
 };
 
+/* Shape-rule families: each names one function of interp/shape_rules.c
+** (its table maps them), which computes an operator's output sizes and the
+** conditions it imposes from symbolic input sizes.  SR_RECORDED is the
+** fallback for ops without a rule: the archive's recorded output shape. */
+typedef enum ShapeRule {
+    SR_RECORDED, SR_SAME, SR_BROADCAST, SR_REDUCE, SR_TOPK,
+    SR_MM, SR_BMM, SR_ADDMM, SR_MATMUL, SR_LINEAR, SR_ATTENTION,
+    SR_VIEW, SR_AS, SR_FLATTEN, SR_UNFLATTEN, SR_PERMUTE, SR_SQUEEZE, SR_UNSQUEEZE,
+    SR_EXPAND, SR_SLICE, SR_SELECT, SR_CAT, SR_STACK, SR_SPLIT, SR_UNBIND, SR_REPEAT,
+    SR_PAD, SR_CONV, SR_POOL,
+    SR_INDEX_SELECT, SR_GATHER, SR_EMBEDDING,
+    SR_FACTORY, SR_ARANGE, SR_SCALAR,
+    SR_SYM, SR_SYM_SIZE, SR_UNBACKED, SR_ASSERT, SR_CONSTRAIN, SR_EFFECT,
+    SR_COUNT
+} ShapeRule;
+
 typedef enum OpId {
-#define OP(id, target, schema, fn, flags) OP_##id,
+#define OP(id, target, schema, fn, flags, rule) OP_##id,
 #include "ops.def"
 #undef OP
     OP_COUNT
@@ -85,6 +103,7 @@ typedef struct OpDef {
     const char *schema_text;
     KernelFn fn;
     unsigned flags;
+    ShapeRule shape_rule;
     OpSchema *schema;        /* parsed by ops_init */
 } OpDef;
 
@@ -121,7 +140,7 @@ struct OpCall {
 EpStatus op_invoke(const OpCall *parent, OpId id, int nargs, const Value *args, Value *outs);
 
 /* Declarations of every kernel function named in ops.def. */
-#define OP(id, target, schema, fn, flags) EpStatus fn(OpCall *c);
+#define OP(id, target, schema, fn, flags, rule) EpStatus fn(OpCall *c);
 #include "ops.def"
 #undef OP
 

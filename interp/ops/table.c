@@ -10,7 +10,7 @@
 #include "table.h"
 
 OpDef OP_TABLE[OP_COUNT] = {
-#define OP(id, target, schema, fn, flags) [OP_##id] = {OP_##id, target, schema, fn, flags, NULL},
+#define OP(id, target, schema, fn, flags, rule) [OP_##id] = {OP_##id, target, schema, fn, flags, rule, NULL},
 #include "ops.def"
 #undef OP
 };

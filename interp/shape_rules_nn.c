@@ -1,0 +1,335 @@
+/*
+** shape_rules_nn.c -- shape rules of matrix products (inner dims equal,
+** batch dims broadcast), attention, convolution and pooling (output sizes
+** by FloorDiv), and indexing (index_select, gather, embedding with the
+** index bound an arange's values give).
+*/
+#include <stdio.h>
+
+#include "shape_rules_int.h"
+
+static ShapeRuleResult done(ShapeCtx *cx, SymShape *s, SymArg *out)
+{
+    for (int i = 0; i < s->ndim; i++)
+        if (!s->dims[i]) {
+            sym_shape_free(s);
+            return sr_fail(cx, "out of memory");
+        }
+    sr_set_tensor(out, s);
+    return SRR_OK;
+}
+
+/* [.., n, k] @ [.., k, m]: batch dims broadcast (the given ones equal
+** for bmm), inner dims equal. */
+static ShapeRuleResult matmul2(ShapeCtx *cx, const SymShape *a, const SymShape *b, bool broadcast_batch, SymShape *out)
+{
+    if (a->ndim < 2 || b->ndim < 2)
+        return sr_fail(cx, "matrix product of %d-d and %d-d", a->ndim, b->ndim);
+    if (!sr_require_equal(cx, a->dims[a->ndim - 1], b->dims[b->ndim - 2], "inner dims of the product"))
+        return SRR_FAIL;
+    SymShape ba = {a->ndim - 2, {0}}, bb = {b->ndim - 2, {0}}, batch;
+    for (int i = 0; i < ba.ndim; i++)
+        ba.dims[i] = a->dims[i];
+    for (int i = 0; i < bb.ndim; i++)
+        bb.dims[i] = b->dims[i];
+    if (!broadcast_batch && ba.ndim != bb.ndim)
+        return sr_fail(cx, "batch dims differ in number");
+    if (!sr_broadcast(cx, &ba, &bb, &batch)) /* ba/bb borrow: not freed */
+        return SRR_FAIL;
+    if (batch.ndim + 2 > EP_MAX_DIMS) {
+        sym_shape_free(&batch);
+        return sr_fail(cx, "too many dims");
+    }
+    batch.dims[batch.ndim++] = sym_clone(a->dims[a->ndim - 2]);
+    batch.dims[batch.ndim++] = sym_clone(b->dims[b->ndim - 1]);
+    *out = batch;
+    return SRR_OK;
+}
+
+SR_FN(sr_mm)
+{
+    (void)op;
+    if (args[0].kind != SV_TENSOR || args[1].kind != SV_TENSOR || args[0].shape.ndim != 2 || args[1].shape.ndim != 2)
+        return sr_fail(cx, "mm needs two matrices");
+    SymShape s;
+    ShapeRuleResult r = matmul2(cx, &args[0].shape, &args[1].shape, false, &s);
+    return r == SRR_OK ? done(cx, &s, &outs[0]) : r;
+}
+
+SR_FN(sr_bmm)
+{
+    (void)op;
+    if (args[0].kind != SV_TENSOR || args[1].kind != SV_TENSOR || args[0].shape.ndim != 3 || args[1].shape.ndim != 3)
+        return sr_fail(cx, "bmm needs two 3-d tensors");
+    SymShape s;
+    ShapeRuleResult r = matmul2(cx, &args[0].shape, &args[1].shape, false, &s);
+    return r == SRR_OK ? done(cx, &s, &outs[0]) : r;
+}
+
+SR_FN(sr_addmm)
+{
+    (void)op;
+    if (args[0].kind != SV_TENSOR || args[1].kind != SV_TENSOR || args[2].kind != SV_TENSOR)
+        return sr_recorded(cx, "arguments not understood");
+    SymShape s, full;
+    ShapeRuleResult r = matmul2(cx, &args[1].shape, &args[2].shape, false, &s);
+    if (r != SRR_OK)
+        return r;
+    /* self broadcasts to the product's shape */
+    if (!sr_broadcast(cx, &args[0].shape, &s, &full)) {
+        sym_shape_free(&s);
+        return SRR_FAIL;
+    }
+    sym_shape_free(&full);
+    return done(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_matmul)
+{
+    (void)op;
+    if (args[0].kind != SV_TENSOR || args[1].kind != SV_TENSOR)
+        return sr_recorded(cx, "arguments not understood");
+    const SymShape *a = &args[0].shape, *b = &args[1].shape;
+    if (a->ndim == 0 || b->ndim == 0)
+        return sr_fail(cx, "matmul of a 0-d tensor");
+    /* a 1-d operand is a row (left) or column (right), dropped after */
+    SymShape a2 = *a, b2 = *b;
+    SymExpr *one = sym_const(1);
+    if (a->ndim == 1) {
+        a2.ndim = 2;
+        a2.dims[0] = one;
+        a2.dims[1] = a->dims[0];
+    }
+    if (b->ndim == 1) {
+        b2.ndim = 2;
+        b2.dims[0] = b->dims[0];
+        b2.dims[1] = one;
+    }
+    SymShape s;
+    ShapeRuleResult r = matmul2(cx, &a2, &b2, true, &s);
+    sym_free(one);
+    if (r != SRR_OK)
+        return r;
+    int drop_n = a->ndim == 1, drop_m = b->ndim == 1;
+    SymShape o = {0};
+    for (int i = 0; i < s.ndim; i++) {
+        if ((drop_n && i == s.ndim - 2) || (drop_m && i == s.ndim - 1))
+            sym_free(s.dims[i]);
+        else
+            o.dims[o.ndim++] = s.dims[i];
+    }
+    return done(cx, &o, &outs[0]);
+}
+
+SR_FN(sr_linear)
+{
+    (void)op;
+    const SymArg *in = &args[0], *w = &args[1], *bias = &args[2];
+    if (in->kind != SV_TENSOR || w->kind != SV_TENSOR || in->shape.ndim < 1 || w->shape.ndim < 1 || w->shape.ndim > 2)
+        return sr_recorded(cx, "arguments not understood");
+    int n = in->shape.ndim;
+    if (!sr_require_equal(cx, in->shape.dims[n - 1], w->shape.dims[w->shape.ndim - 1], "input features = weight columns"))
+        return SRR_FAIL;
+    SymShape s = {0};
+    for (int i = 0; i < n - 1; i++)
+        s.dims[s.ndim++] = sym_clone(in->shape.dims[i]);
+    if (w->shape.ndim == 2)
+        s.dims[s.ndim++] = sym_clone(w->shape.dims[0]);
+    if (bias->kind == SV_TENSOR) {
+        SymShape full;
+        if (!sr_broadcast(cx, &bias->shape, &s, &full)) {
+            sym_shape_free(&s);
+            return SRR_FAIL;
+        }
+        sym_shape_free(&full);
+    }
+    return done(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_attention)
+{
+    (void)op;
+    const SymArg *q = &args[0], *k = &args[1], *v = &args[2];
+    if (q->kind != SV_TENSOR || k->kind != SV_TENSOR || v->kind != SV_TENSOR || q->shape.ndim < 2 ||
+        k->shape.ndim < 2 || v->shape.ndim < 2)
+        return sr_recorded(cx, "arguments not understood");
+    if (!sr_require_equal(cx, q->shape.dims[q->shape.ndim - 1], k->shape.dims[k->shape.ndim - 1],
+                          "query and key embedding dims") ||
+        !sr_require_equal(cx, k->shape.dims[k->shape.ndim - 2], v->shape.dims[v->shape.ndim - 2],
+                          "key and value lengths"))
+        return SRR_FAIL;
+    SymShape s;
+    if (!sym_shape_copy(&q->shape, &s))
+        return sr_fail(cx, "out of memory");
+    sym_free(s.dims[s.ndim - 1]);
+    s.dims[s.ndim - 1] = sym_clone(v->shape.dims[v->shape.ndim - 1]);
+    return done(cx, &s, &outs[0]);
+}
+
+/* Element i of a per-spatial-dim int list (one value serves all; an empty
+** list gives dflt). */
+static bool nth(const SymArg *l, int i, const SymExpr *dflt, const SymExpr **out)
+{
+    if (!l || l->kind == SV_NONE || (l->kind == SV_LIST && l->n == 0)) {
+        *out = dflt;
+        return dflt != NULL;
+    }
+    if (l->kind == SV_INT) {
+        *out = l->e;
+        return true;
+    }
+    if (l->kind != SV_LIST)
+        return false;
+    const SymArg *it = &l->items[l->n == 1 ? 0 : i];
+    if (i >= l->n && l->n != 1)
+        return false;
+    *out = it->e;
+    return it->kind == SV_INT;
+}
+
+/* (in + 2*pad - dil*(k - 1) - 1) // stride + 1 */
+static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *st, const SymExpr *pad,
+                           const SymExpr *dil)
+{
+    SymExpr *one = sym_const(1), *two = sym_const(2);
+    SymExpr *p2 = sym_binop(SYM_OP_MUL, two, pad);
+    SymExpr *km1 = sym_binop(SYM_OP_SUB, k, one);
+    SymExpr *span = km1 ? sym_binop(SYM_OP_MUL, dil, km1) : NULL;
+    SymExpr *a = p2 ? sym_binop(SYM_OP_ADD, in, p2) : NULL;
+    SymExpr *b = a && span ? sym_binop(SYM_OP_SUB, a, span) : NULL;
+    SymExpr *c = b ? sym_binop(SYM_OP_SUB, b, one) : NULL;
+    SymExpr *d = c ? sym_binop(SYM_OP_FLOORDIV, c, st) : NULL;
+    SymExpr *r = d ? sym_binop(SYM_OP_ADD, d, one) : NULL;
+    sym_free(one), sym_free(two), sym_free(p2), sym_free(km1), sym_free(span);
+    sym_free(a), sym_free(b), sym_free(c), sym_free(d);
+    return r;
+}
+
+SR_FN(sr_conv)
+{
+    const SymArg *in = &args[0], *w = &args[1];
+    const SymArg *tr = sr_arg(op, args, "transposed"), *groups = sr_arg(op, args, "groups");
+    if (in->kind != SV_TENSOR || w->kind != SV_TENSOR || w->shape.ndim < 3)
+        return sr_recorded(cx, "arguments not understood");
+    if (tr && tr->kind == SV_LIT && tr->lit.kind == V_BOOL && tr->lit.b)
+        return sr_recorded(cx, "transposed convolution");
+    int sp = w->shape.ndim - 2;
+    bool batched = in->shape.ndim == sp + 2;
+    if (!batched && in->shape.ndim != sp + 1)
+        return sr_fail(cx, "%d-d input for a %d-d kernel", in->shape.ndim, sp);
+    int off = batched ? 2 : 1;
+    SymExpr *one = sym_const(1), *zero = sym_const(0);
+    const SymExpr *g = groups && groups->kind == SV_INT ? groups->e : one;
+    SymExpr *cin = sym_binop(SYM_OP_MUL, w->shape.dims[1], g);
+    bool ok = sr_require_equal(cx, in->shape.dims[off - 1], cin, "input channels = weight channels * groups");
+    sym_free(cin);
+    SymShape s = {0};
+    if (batched)
+        s.dims[s.ndim++] = sym_clone(in->shape.dims[0]);
+    s.dims[s.ndim++] = sym_clone(w->shape.dims[0]);
+    for (int i = 0; ok && i < sp; i++) {
+        const SymExpr *st, *pad, *dil;
+        if (!nth(sr_arg(op, args, "stride"), i, one, &st) || !nth(sr_arg(op, args, "padding"), i, zero, &pad) ||
+            !nth(sr_arg(op, args, "dilation"), i, one, &dil)) {
+            sym_shape_free(&s);
+            sym_free(one), sym_free(zero);
+            return sr_recorded(cx, "stride, padding or dilation not understood");
+        }
+        s.dims[s.ndim++] = window_out(in->shape.dims[off + i], w->shape.dims[2 + i], st, pad, dil);
+    }
+    sym_free(one), sym_free(zero);
+    if (!ok) {
+        sym_shape_free(&s);
+        return SRR_FAIL;
+    }
+    return done(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_pool)
+{
+    const SymArg *in = &args[0], *ks = sr_arg(op, args, "kernel_size"), *cm = sr_arg(op, args, "ceil_mode");
+    if (in->kind != SV_TENSOR || !ks || ks->kind != SV_LIST)
+        return sr_recorded(cx, "arguments not understood");
+    if (cm && cm->kind == SV_LIT && cm->lit.kind == V_BOOL && cm->lit.b)
+        return sr_recorded(cx, "ceil_mode");
+    int sp = 0;
+    /* the spatial rank is in the name: max_pool2d, avg_pool3d ... */
+    for (const char *p = op->target; *p; p++)
+        if (p[0] >= '1' && p[0] <= '3' && p[1] == 'd')
+            sp = p[0] - '0';
+    if (sp == 0 || in->shape.ndim < sp + 1)
+        return sr_recorded(cx, "spatial rank not understood");
+    int off = in->shape.ndim - sp;
+    SymExpr *one = sym_const(1), *zero = sym_const(0);
+    SymShape s = {0};
+    for (int i = 0; i < off; i++)
+        s.dims[s.ndim++] = sym_clone(in->shape.dims[i]);
+    for (int i = 0; i < sp; i++) {
+        const SymExpr *k, *st, *pad, *dil;
+        if (!nth(ks, i, NULL, &k) || !nth(sr_arg(op, args, "stride"), i, k, &st) ||
+            !nth(sr_arg(op, args, "padding"), i, zero, &pad) || !nth(sr_arg(op, args, "dilation"), i, one, &dil)) {
+            sym_shape_free(&s);
+            sym_free(one), sym_free(zero);
+            return sr_recorded(cx, "kernel, stride, padding or dilation not understood");
+        }
+        s.dims[s.ndim++] = window_out(in->shape.dims[off + i], k, st, pad, dil);
+    }
+    sym_free(one), sym_free(zero);
+    for (int k = 1; k < op->schema->nrets; k++) { /* the indices of *_with_indices */
+        SymShape c;
+        if (!sym_shape_copy(&s, &c)) {
+            sym_shape_free(&s);
+            return sr_fail(cx, "out of memory");
+        }
+        sr_set_tensor(&outs[k], &c);
+    }
+    return done(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_index_select)
+{
+    (void)op;
+    const SymArg *self = &args[0], *idx = &args[2];
+    int64_t d;
+    int k;
+    if (self->kind != SV_TENSOR || idx->kind != SV_TENSOR || !sr_int(&args[1], &d) || idx->shape.ndim > 1)
+        return sr_recorded(cx, "arguments not understood");
+    if (!sr_dim(cx, d, self->shape.ndim, &k))
+        return SRR_FAIL;
+    SymShape s;
+    if (!sym_shape_copy(&self->shape, &s))
+        return sr_fail(cx, "out of memory");
+    if (s.ndim) {
+        sym_free(s.dims[k]);
+        s.dims[k] = idx->shape.ndim ? sym_clone(idx->shape.dims[0]) : sym_const(1);
+    }
+    return done(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_gather)
+{
+    (void)op;
+    if (args[2].kind != SV_TENSOR)
+        return sr_recorded(cx, "arguments not understood");
+    SymShape s;
+    if (!sym_shape_copy(&args[2].shape, &s))
+        return sr_fail(cx, "out of memory");
+    return done(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_embedding)
+{
+    (void)op;
+    const SymArg *w = &args[0], *idx = &args[1];
+    if (w->kind != SV_TENSOR || idx->kind != SV_TENSOR || w->shape.ndim != 2 || idx->shape.ndim + 1 > EP_MAX_DIMS)
+        return sr_recorded(cx, "arguments not understood");
+    /* indices with known values (an arange) must stay below the rows */
+    if (idx->has_values && idx->vhi &&
+        !sr_require(cx, SC_BOUND, sym_binop(SYM_OP_LT, idx->vhi, w->shape.dims[0]), "embedding index below the rows"))
+        return SRR_FAIL;
+    SymShape s;
+    if (!sym_shape_copy(&idx->shape, &s))
+        return sr_fail(cx, "out of memory");
+    s.dims[s.ndim++] = sym_clone(w->shape.dims[1]);
+    return done(cx, &s, &outs[0]);
+}
