@@ -53,7 +53,7 @@ static void assert_node(ProgBuilder *pb, const char *name, const char *cond, con
     PbNode *n = &pb->nodes[pb->nnodes - 1];
     for (int i = 0; i < n->nin; i++)
         if (n->in_args[i].kind == ARG_STRING)
-            for (char *c = n->in_args[i].lit.s; *c; c++)
+            for (char *c = (char *)n->in_args[i].lit.s; *c; c++) /* the builder's own copy */
                 if (*c == '`')
                     *c = '\'';
 }
