@@ -15,5 +15,8 @@ ProgBuilder *model_cnn(bool core_aten);
 EpStatus write_examples(const char *dir, EpError *err);
 /* The test fixtures (tests/refs/README.md lists them) into dir. */
 EpStatus write_fixtures(const char *dir, EpError *err);
+/* The dynamic-shape fixtures (tests/src/dyn_fixtures.md), static and
+** dynamic exports of each, into dir (examples/gen/fixtures_dynamic.c). */
+EpStatus write_dyn_fixtures(const char *dir, EpError *err);
 
 #endif
