@@ -232,6 +232,18 @@ SymExpr *sr_min(ShapeCtx *cx, const SymExpr *a, const SymExpr *b)
     return pick(cx, SYM_OP_LE, SYM_OP_MIN, a, b);
 }
 
+SymExpr *sr_ceil_steps(SymExpr *span, int64_t step)
+{
+    SymExpr *sm1 = sym_const(step - 1), *stp = sym_const(step);
+    SymExpr *num = sym_binop(SYM_OP_ADD, span, sm1);
+    SymExpr *len = sym_binop(SYM_OP_FLOORDIV, num, stp);
+    sym_free(sm1);
+    sym_free(stp);
+    sym_free(num);
+    sym_free(span);
+    return len;
+}
+
 SymExpr *sr_max(ShapeCtx *cx, const SymExpr *a, const SymExpr *b)
 {
     return pick(cx, SYM_OP_GE, SYM_OP_MAX, a, b);
@@ -624,13 +636,7 @@ SR_FN(sr_arange)
     if (step == 1) {
         len = span;
     } else {
-        SymExpr *sm1 = sym_const(step - 1), *stp = sym_const(step);
-        SymExpr *num = sym_binop(SYM_OP_ADD, span, sm1);
-        len = sym_binop(SYM_OP_FLOORDIV, num, stp);
-        sym_free(sm1);
-        sym_free(stp);
-        sym_free(num);
-        sym_free(span);
+        len = sr_ceil_steps(span, step);
     }
     SymExpr *clamped = len ? sr_max(cx, len, zero) : NULL;
     sym_free(len);

@@ -29,6 +29,9 @@ bool sr_dim(ShapeCtx *cx, int64_t dim, int ndim, int *out);
 ** Min(a, b) is a when a <= b always.  NULL out of memory. */
 SymExpr *sr_min(ShapeCtx *cx, const SymExpr *a, const SymExpr *b);
 SymExpr *sr_max(ShapeCtx *cx, const SymExpr *a, const SymExpr *b);
+/* How many steps of step (>= 1) fit in span: (span + step - 1) // step,
+** the length of a strided range.  Takes span (freed); a new expression. */
+SymExpr *sr_ceil_steps(SymExpr *span, int64_t step);
 /* Is e certainly the literal v? */
 bool sr_is(const SymExpr *e, int64_t v);
 /* The product of dims [from, to) of s (1 when empty). */

@@ -363,13 +363,7 @@ SR_FN(sr_slice)
         if (step == 1 || !span) {
             len = span;
         } else {
-            SymExpr *sm1 = sym_const(step - 1), *stp = sym_const(step);
-            SymExpr *num = sym_binop(SYM_OP_ADD, span, sm1);
-            len = sym_binop(SYM_OP_FLOORDIV, num, stp);
-            sym_free(sm1);
-            sym_free(stp);
-            sym_free(num);
-            sym_free(span);
+            len = sr_ceil_steps(span, step);
         }
         sym_free(zero);
         sym_free(s0);
