@@ -1,6 +1,7 @@
 /*
 ** cmd_graph.c -- what the program is and where its shapes stand: info
-** node, info args, info shapes, info symbols, info signature, info graph.
+** node, info args, info shapes, info symbols, info signature, info graph,
+** and `why`: what constrains one size.
 */
 #include "cmd_int.h"
 
@@ -12,7 +13,10 @@
 #include <string.h>
 
 #include "format.h"
+#include "interp/guards.h"
 #include "interp/shape_info.h"
+#include "interp/shape_prop.h"
+#include "interp/srcinfo.h"
 
 /* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
 static char *recorded_type(const Interp *ip, const char *name)
@@ -448,6 +452,218 @@ static EpStatus info_graph(CmdCtx *c, const char *args, EpError *err)
     return EP_OK;
 }
 
+/* ---- why: what constrains a size ------------------------------------------------- */
+
+/* "node 'add' (aten.add.Tensor) at f.py:9 in forward: code" */
+static void why_node_label(const ExportedProgram *ep, int i, StrBuf *sb)
+{
+    const Node *n = &ep->graph.nodes[i];
+    char src[512];
+    const char *where = source_user_location(n->meta.stack_trace, src, sizeof src);
+    sb_printf(sb, "node '%s' (%s)%s%s", n->name, op_short_target(n->target), where ? " at " : "", where ? where : "");
+}
+
+/* The node whose outputs include value name, -1 for none (a placeholder). */
+static int why_producer(const ExportedProgram *ep, const char *name)
+{
+    for (int i = 0; i < ep->graph.nnodes; i++) {
+        const char *outs[64];
+        int n = shape_info_node_outputs(&ep->graph.nodes[i], outs, 64);
+        for (int k = 0; k < n && k < 64; k++)
+            if (outs[k] && strcmp(outs[k], name) == 0)
+                return i;
+    }
+    return -1;
+}
+
+/* Split "NAME.shape[DIM]" (*dim set, *has_dim true) or "NAME" into name. */
+static EpStatus why_parse(const char *args, char *name, size_t cap, int *dim, bool *has_dim, EpError *err)
+{
+    static const char USAGE[] = "usage: why NAME.shape[DIM] or why NAME (a SymInt value)";
+    const char *dot = strstr(args, ".shape[");
+    size_t len = dot ? (size_t)(dot - args) : strlen(args);
+    if (len == 0 || strpbrk(args, " \t"))
+        return ep_fail(err, EP_ERR_USAGE, USAGE);
+    if (len >= cap)
+        return ep_fail(err, EP_ERR_USAGE, "name too long: '%.32s...'", args);
+    memcpy(name, args, len);
+    name[len] = '\0';
+    *has_dim = dot != NULL;
+    if (!dot)
+        return EP_OK;
+    char *end;
+    long d = strtol(dot + 7, &end, 10);
+    if (end == dot + 7 || strcmp(end, "]") != 0)
+        return ep_fail(err, EP_ERR_USAGE, "%s (bad dimension in '%s')", USAGE, args);
+    *dim = (int)d;
+    return EP_OK;
+}
+
+/* The expression of args' size, newly allocated into *out (NULL: none
+** recorded, err says why), and into label the text the user named it by. */
+static EpStatus why_expr(const ExportedProgram *ep, const ShapeProp *sp, const char *value, const char *shown, int dim,
+                         bool has_dim, SymExpr **out, int *producer, EpError *err)
+{
+    *out = NULL;
+    *producer = why_producer(ep, value);
+    const SymArg *a = sp ? shape_prop_value(sp, value) : NULL;
+    const TensorMeta *m = graph_tensor_meta(&ep->graph, value);
+    const SymDim *si = strmap_get(&ep->graph.sym_int_values, value);
+    if (!has_dim) {
+        if (si && si->is_expr && si->parsed)
+            *out = sym_clone(si->parsed);
+        else if (si && !si->is_expr)
+            *out = sym_const(si->value);
+        else if (a && a->kind == SV_INT && a->e)
+            *out = sym_clone(a->e);
+        else if (m || (a && a->kind == SV_TENSOR))
+            return ep_fail(err, EP_ERR_USAGE, "'%s' is a tensor: ask about one size, why %s.shape[DIM]", shown, shown);
+        else
+            return ep_fail(err, EP_ERR_USAGE, "'%s' is not a SymInt value of the program", shown);
+        return EP_OK;
+    }
+    int ndim = m ? m->ndim : a && a->kind == SV_TENSOR ? a->shape.ndim : -1;
+    if (ndim < 0)
+        return ep_fail(err, EP_ERR_USAGE, "'%s' is not a tensor of the program (no shape recorded)", shown);
+    int d = dim < 0 ? dim + ndim : dim;
+    if (d < 0 || d >= ndim)
+        return ep_fail(err, EP_ERR_USAGE, "%s.shape[%d] is out of range: %s has %d dimension%s", shown, dim, shown,
+                       ndim, ndim == 1 ? "" : "s");
+    if (m && m->sizes[d].is_expr && m->sizes[d].parsed)
+        *out = sym_clone(m->sizes[d].parsed);
+    else if (m && !m->sizes[d].is_expr)
+        *out = sym_const(m->sizes[d].value);
+    else if (a && a->kind == SV_TENSOR && a->shape.dims[d])
+        *out = sym_clone(a->shape.dims[d]);
+    else
+        return ep_fail(err, EP_ERR_USAGE, "%s.shape[%d]: the recorded size does not parse", shown, dim);
+    return EP_OK;
+}
+
+/* Whether cond mentions any of the n symbols. */
+static bool mentions(const SymExpr *cond, const char *const *syms, int n)
+{
+    const char *names[32];
+    int k = sym_symbols(cond, names, 32);
+    for (int i = 0; i < k && i < 32; i++)
+        for (int j = 0; j < n; j++)
+            if (strcmp(names[i], syms[j]) == 0)
+                return true;
+    return false;
+}
+
+/* A literal size: fixed, and by what -- the input itself (the export gave
+** that dimension no Dim) or the node that makes the value. */
+static void why_fixed(CmdCtx *c, const ExportedProgram *ep, int ui, int producer, StrBuf *sb)
+{
+    if (ui >= 0) {
+        sb_append(sb, "  fixed: the input's own size (the export's dynamic_shapes gave this dimension no Dim)\n");
+        return;
+    }
+    if (producer >= 0) {
+        sb_append(sb, "  fixed by ");
+        why_node_label(ep, producer, sb);
+        sb_append(sb, "\n");
+        return;
+    }
+    (void)c;
+    sb_append(sb, "  fixed: a parameter, buffer or constant of the program\n");
+}
+
+/* `why NAME.shape[DIM]` / `why NAME`: the size's expression and range,
+** where each of its symbols comes from (guards.h) and every condition of
+** the program on those symbols (shape_prop.h), each with its node and
+** source line. */
+static EpStatus cmd_why(CmdCtx *c, const char *args, EpError *err)
+{
+    char shown[128];
+    int dim = 0;
+    bool has_dim;
+    EpStatus rc = why_parse(args, shown, sizeof shown, &dim, &has_dim, err);
+    if (rc)
+        return rc;
+    const Interp *ip = session_interp(c->s);
+    const ExportedProgram *ep = interp_program(ip);
+    int ui = interp_find_user_input(ip, shown);
+    const char *value = ui >= 0 ? interp_user_input(ip, ui)->name : shown;
+    bool known = graph_tensor_meta(&ep->graph, value) || strmap_get(&ep->graph.sym_int_values, value) ||
+                 why_producer(ep, value) >= 0;
+    if (!known)
+        return ep_fail(err, EP_ERR_USAGE, "no value '%s' in the program (`info graph` lists the nodes)", shown);
+    ShapeProp *sp = NULL;
+    EpError perr = {0};
+    if (shape_prop_run(ep, NULL, 0, &sp, &perr) != EP_OK)
+        sp = NULL; /* the recorded shapes still answer; no conditions then */
+    SymExpr *e;
+    int producer;
+    rc = why_expr(ep, sp, value, shown, dim, has_dim, &e, &producer, err);
+    if (rc) {
+        shape_prop_free(sp);
+        return rc;
+    }
+    StrBuf sb;
+    sb_init(&sb);
+    char *text = sym_to_string(e);
+    if (has_dim)
+        sb_printf(&sb, "%s.shape[%d] = %s", shown, dim, text);
+    else
+        sb_printf(&sb, "%s = %s", shown, text);
+    free(text);
+    int64_t lit;
+    if (sym_as_int(e, &lit)) {
+        sb_append(&sb, "\n");
+        why_fixed(c, ep, ui, producer, &sb);
+    } else {
+        ShapeInfo *si = shape_info_new(ep);
+        char *etext = sym_to_string(e);
+        SymDim d = {.is_expr = true, .expr = etext, .parsed = e};
+        SymRange r;
+        char rbuf[96];
+        if (shape_info_dim_range(si, &d, has_dim, &r))
+            sb_printf(&sb, "   (in %s)", shape_info_range_text(r, rbuf, sizeof rbuf));
+        free(etext);
+        shape_info_free(si);
+        const char *syms[16];
+        int ns = sym_symbols(e, syms, 16);
+        ns = ns < 16 ? ns : 16;
+        Guards *g = guards_new(ep, interp_user_input(ip, 0), interp_num_user_inputs(ip));
+        for (int k = 0; k < ns; k++)
+            guards_explain_symbol(g, syms[k], interp_symbols(ip), &sb);
+        guards_free(g);
+        sb_append(&sb, "\n  constrained by:");
+        int shown_cons = 0;
+        for (int k = 0; sp && k < sp->ncons; k++) {
+            const ShapeConstraint *sc = &sp->cons[k];
+            if (!sc->cond || !mentions(sc->cond, syms, ns))
+                continue;
+            char *cond = sym_to_string(sc->cond);
+            /* why is "aten.add.Tensor: broadcast of dim 0": the op is in the label */
+            const char *colon = strstr(sc->why, ": ");
+            sb_printf(&sb, "\n    %s (%s: %s)", cond, shape_constraint_kind_name(sc->kind),
+                      colon ? colon + 2 : sc->why);
+            free(cond);
+            if (sc->node >= 0) {
+                sb_append(&sb, " at ");
+                why_node_label(ep, sc->node, &sb);
+            }
+            shown_cons++;
+        }
+        if (!shown_cons)
+            sb_append(&sb, " no condition of the program; only the range above");
+        sb_append(&sb, "\n");
+    }
+    out_puts(c->out, sb.data);
+    sb_free(&sb);
+    sym_free(e);
+    shape_prop_free(sp);
+    return EP_OK;
+}
+
+static const Command GRAPH_COMMANDS[] = {
+    {"why", NULL, cmd_why, "why NAME.shape[DIM] | why NAME",
+     "what constrains a size: its expression, range, symbols' origins and the program's conditions on them"},
+};
+
 static const Command GRAPH_INFOS[] = {
     {"node", NULL, info_node, "node [NODE]", "the node's op, source, module, arguments and outputs"},
     {"args", NULL, info_args, "args [NODE]", "the node's arguments with their current values"},
@@ -458,4 +674,5 @@ static const Command GRAPH_INFOS[] = {
     {"graph", NULL, info_graph, "graph [/REGEX/]", "list the nodes with op, output shapes and module"},
 };
 
-const CommandGroup CMD_GROUP_GRAPH = {"Graph", NULL, 0, GRAPH_INFOS, (int)(sizeof GRAPH_INFOS / sizeof GRAPH_INFOS[0])};
+const CommandGroup CMD_GROUP_GRAPH = {"Graph", GRAPH_COMMANDS, (int)(sizeof GRAPH_COMMANDS / sizeof GRAPH_COMMANDS[0]),
+                                      GRAPH_INFOS, (int)(sizeof GRAPH_INFOS / sizeof GRAPH_INFOS[0])};
