@@ -499,8 +499,10 @@ static EpStatus why_parse(const char *args, char *name, size_t cap, int *dim, bo
     return EP_OK;
 }
 
-/* The expression of args' size, newly allocated into *out (NULL: none
-** recorded, err says why), and into label the text the user named it by. */
+/* The expression of value's size dim (or of the SymInt value itself),
+** newly allocated into *out -- the exporter's record first, else what
+** shape_prop derived -- and the node that makes value into *producer (-1:
+** an input).  shown is the name the user typed, for messages. */
 static EpStatus why_expr(const ExportedProgram *ep, const ShapeProp *sp, const char *value, const char *shown, int dim,
                          bool has_dim, SymExpr **out, int *producer, EpError *err)
 {
@@ -554,7 +556,7 @@ static bool mentions(const SymExpr *cond, const char *const *syms, int n)
 
 /* A literal size: fixed, and by what -- the input itself (the export gave
 ** that dimension no Dim) or the node that makes the value. */
-static void why_fixed(CmdCtx *c, const ExportedProgram *ep, int ui, int producer, StrBuf *sb)
+static void why_fixed(const ExportedProgram *ep, int ui, int producer, StrBuf *sb)
 {
     if (ui >= 0) {
         sb_append(sb, "  fixed: the input's own size (the export's dynamic_shapes gave this dimension no Dim)\n");
@@ -566,7 +568,6 @@ static void why_fixed(CmdCtx *c, const ExportedProgram *ep, int ui, int producer
         sb_append(sb, "\n");
         return;
     }
-    (void)c;
     sb_append(sb, "  fixed: a parameter, buffer or constant of the program\n");
 }
 
@@ -612,7 +613,7 @@ static EpStatus cmd_why(CmdCtx *c, const char *args, EpError *err)
     int64_t lit;
     if (sym_as_int(e, &lit)) {
         sb_append(&sb, "\n");
-        why_fixed(c, ep, ui, producer, &sb);
+        why_fixed(ep, ui, producer, &sb);
     } else {
         ShapeInfo *si = shape_info_new(ep);
         char *etext = sym_to_string(e);
