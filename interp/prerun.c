@@ -123,7 +123,13 @@ static EpStatus report(const PrerunCheck *k, const Interp *ip, const Guards *g, 
     SymExpr *canon = sym_canon(k->cond);
     char *cond = sym_to_string(canon ? canon : k->cond);
     char *node = interp_describe_node(ip, k->node);
-    sb_printf(&sb, " but %s needs %s (%s)", node, cond ? cond : "?", k->why);
+    /* the rules' reasons start with the op, which the node's description
+    ** has just named */
+    const char *why = k->why, *op = op_short_target(interp_node(ip, k->node)->target);
+    size_t oplen = op ? strlen(op) : 0;
+    if (oplen && strncmp(why, op, oplen) == 0 && strncmp(why + oplen, ": ", 2) == 0)
+        why += oplen + 2;
+    sb_printf(&sb, " but %s needs %s (%s)", node, cond ? cond : "?", why);
     if (unsolved.len)
         sb_printf(&sb, "%s", unsolved.data);
     EpStatus rc = ep_fail(err, EP_ERR_INPUT, "%s", sb.data);
