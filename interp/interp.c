@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "guards.h"
+#include "prerun.h"
 #include "pytree.h"
 #include "srcinfo.h"
 
@@ -53,6 +54,7 @@ struct Interp {
     int nundo, capundo;
     InterpHooks hooks;        /* what ctx.hooks points to while hooks are set */
     Guards *guards;           /* where each guard comes from, for messages */
+    PrerunChecks *prerun;     /* what nodes need of the sizes; made at the first bind */
 };
 
 /* ---- creation --------------------------------------------------------------- */
@@ -156,6 +158,7 @@ void interp_free(Interp *ip)
     clear_run(ip);
     graph_plan_free(ip->plan);
     guards_free(ip->guards);
+    prerun_checks_free(ip->prerun);
     free(ip->env);
     for (int i = 0; i < ip->ninputs; i++)
         free(ip->inputs[i].arg_name);
@@ -677,6 +680,11 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
     }
     if (rc == EP_OK) /* the in-graph checks that only inputs decide, before running */
         rc = guards_check_asserts(ip->guards, &ip->syms, err);
+    if (rc == EP_OK) { /* sizes that pass the guards but that a node cannot take */
+        if (!ip->prerun)
+            ip->prerun = prerun_checks_new(ep);
+        rc = prerun_checks_run(ip->prerun, ip, ip->guards, &ip->syms, err);
+    }
     if (rc) {
         clear_run(ip);
         return rc;
