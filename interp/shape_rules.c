@@ -295,6 +295,17 @@ bool sr_broadcast(ShapeCtx *cx, const SymShape *a, const SymShape *b, SymShape *
     return true;
 }
 
+ShapeRuleResult sr_output_shape(ShapeCtx *cx, SymShape *s, SymArg *out)
+{
+    for (int i = 0; i < s->ndim; i++)
+        if (!s->dims[i]) { /* a constructor ran out of memory */
+            sym_shape_free(s);
+            return sr_fail(cx, "out of memory");
+        }
+    sr_set_tensor(out, s);
+    return SRR_OK;
+}
+
 void sr_set_tensor(SymArg *out, SymShape *s)
 {
     out->kind = SV_TENSOR;

@@ -41,6 +41,10 @@ SymExpr *sr_numel(const SymShape *s, int from, int to);
 bool sr_broadcast(ShapeCtx *cx, const SymShape *a, const SymShape *b, SymShape *out);
 /* out becomes an SV_TENSOR taking s's dims (s left empty). */
 void sr_set_tensor(SymArg *out, SymShape *s);
+/* The rule's result s into out (as sr_set_tensor), or a failure -- s freed
+** -- when one of its dims is NULL (an expression constructor ran out of
+** memory). */
+ShapeRuleResult sr_output_shape(ShapeCtx *cx, SymShape *s, SymArg *out);
 /* Argument i by schema name; NULL when the schema has none. */
 const SymArg *sr_arg(const OpDef *op, const SymArg *args, const char *name);
 

@@ -8,16 +8,6 @@
 
 #include "shape_rules_int.h"
 
-static ShapeRuleResult done(ShapeCtx *cx, SymShape *s, SymArg *out)
-{
-    for (int i = 0; i < s->ndim; i++)
-        if (!s->dims[i]) {
-            sym_shape_free(s);
-            return sr_fail(cx, "out of memory");
-        }
-    sr_set_tensor(out, s);
-    return SRR_OK;
-}
 
 /* [.., n, k] @ [.., k, m]: batch dims broadcast (the given ones equal
 ** for bmm), inner dims equal. */
@@ -53,7 +43,7 @@ SR_FN(sr_mm)
         return sr_fail(cx, "mm needs two matrices");
     SymShape s;
     ShapeRuleResult r = matmul2(cx, &args[0].shape, &args[1].shape, false, &s);
-    return r == SRR_OK ? done(cx, &s, &outs[0]) : r;
+    return r == SRR_OK ? sr_output_shape(cx, &s, &outs[0]) : r;
 }
 
 SR_FN(sr_bmm)
@@ -63,7 +53,7 @@ SR_FN(sr_bmm)
         return sr_fail(cx, "bmm needs two 3-d tensors");
     SymShape s;
     ShapeRuleResult r = matmul2(cx, &args[0].shape, &args[1].shape, false, &s);
-    return r == SRR_OK ? done(cx, &s, &outs[0]) : r;
+    return r == SRR_OK ? sr_output_shape(cx, &s, &outs[0]) : r;
 }
 
 SR_FN(sr_addmm)
@@ -81,7 +71,7 @@ SR_FN(sr_addmm)
         return SRR_FAIL;
     }
     sym_shape_free(&full);
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_matmul)
@@ -118,7 +108,7 @@ SR_FN(sr_matmul)
         else
             o.dims[o.ndim++] = s.dims[i];
     }
-    return done(cx, &o, &outs[0]);
+    return sr_output_shape(cx, &o, &outs[0]);
 }
 
 SR_FN(sr_linear)
@@ -143,7 +133,7 @@ SR_FN(sr_linear)
         }
         sym_shape_free(&full);
     }
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_attention)
@@ -163,7 +153,7 @@ SR_FN(sr_attention)
         return sr_fail(cx, "out of memory");
     sym_free(s.dims[s.ndim - 1]);
     s.dims[s.ndim - 1] = sym_clone(v->shape.dims[v->shape.ndim - 1]);
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 /* Element i of a per-spatial-dim int list (one value serves all; an empty
@@ -242,7 +232,7 @@ SR_FN(sr_conv)
         sym_shape_free(&s);
         return SRR_FAIL;
     }
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_pool)
@@ -283,7 +273,7 @@ SR_FN(sr_pool)
         }
         sr_set_tensor(&outs[k], &c);
     }
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_index_select)
@@ -303,7 +293,7 @@ SR_FN(sr_index_select)
         sym_free(s.dims[k]);
         s.dims[k] = idx->shape.ndim ? sym_clone(idx->shape.dims[0]) : sym_const(1);
     }
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_gather)
@@ -314,7 +304,7 @@ SR_FN(sr_gather)
     SymShape s;
     if (!sym_shape_copy(&args[2].shape, &s))
         return sr_fail(cx, "out of memory");
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_embedding)
@@ -331,5 +321,5 @@ SR_FN(sr_embedding)
     if (!sym_shape_copy(&idx->shape, &s))
         return sr_fail(cx, "out of memory");
     s.dims[s.ndim++] = sym_clone(w->shape.dims[1]);
-    return done(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }

@@ -16,16 +16,6 @@ static const SymArg *self_tensor(const SymArg *args)
     return args[0].kind == SV_TENSOR ? &args[0] : NULL;
 }
 
-static ShapeRuleResult out_shape(ShapeCtx *cx, SymShape *s, SymArg *out)
-{
-    for (int i = 0; i < s->ndim; i++)
-        if (!s->dims[i]) {
-            sym_shape_free(s);
-            return sr_fail(cx, "out of memory");
-        }
-    sr_set_tensor(out, s);
-    return SRR_OK;
-}
 
 SR_FN(sr_view)
 {
@@ -72,7 +62,7 @@ SR_FN(sr_view)
         sym_shape_free(&s);
         return SRR_FAIL;
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_as)
@@ -93,7 +83,7 @@ SR_FN(sr_as)
         if (!ok || !sym_shape_copy(&other->shape, &s))
             return SRR_FAIL;
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_flatten)
@@ -107,7 +97,7 @@ SR_FN(sr_flatten)
     int n = self->shape.ndim;
     if (n == 0) {
         SymShape s = {1, {sym_const(1)}};
-        return out_shape(cx, &s, &outs[0]);
+        return sr_output_shape(cx, &s, &outs[0]);
     }
     if (!sr_dim(cx, a, n, &lo) || !sr_dim(cx, b, n, &hi))
         return SRR_FAIL;
@@ -119,7 +109,7 @@ SR_FN(sr_flatten)
     s.dims[s.ndim++] = sr_numel(&self->shape, lo, hi + 1);
     for (int i = hi + 1; i < n; i++)
         s.dims[s.ndim++] = sym_clone(self->shape.dims[i]);
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_unflatten)
@@ -153,7 +143,7 @@ SR_FN(sr_unflatten)
             s.dims[s.ndim++] = sym_clone(piece.shape.dims[j]);
     }
     sym_arg_clear(&piece);
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_permute)
@@ -216,7 +206,7 @@ SR_FN(sr_permute)
     SymShape s = {n, {0}};
     for (int i = 0; i < n; i++)
         s.dims[i] = sym_clone(self->shape.dims[perm[i]]);
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_squeeze)
@@ -248,7 +238,7 @@ SR_FN(sr_squeeze)
     for (int i = 0; i < n; i++)
         if (!(named[i] && sr_is(self->shape.dims[i], 1)))
             s.dims[s.ndim++] = sym_clone(self->shape.dims[i]);
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_unsqueeze)
@@ -269,7 +259,7 @@ SR_FN(sr_unsqueeze)
         if (i < n)
             s.dims[s.ndim++] = sym_clone(self->shape.dims[i]);
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_expand)
@@ -301,7 +291,7 @@ SR_FN(sr_expand)
         }
         s.dims[s.ndim++] = sym_clone(r);
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 /* start or end of a slice into [0, size]: a negative literal counts from
@@ -377,7 +367,7 @@ SR_FN(sr_slice)
     }
     sym_free(s.dims[k]);
     s.dims[k] = len;
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_select)
@@ -407,7 +397,7 @@ SR_FN(sr_select)
     for (int i = 0; i < self->shape.ndim; i++)
         if (i != k)
             s.dims[s.ndim++] = sym_clone(self->shape.dims[i]);
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 /* The tensors of a Tensor[] argument, skipping the legacy 1-d empty ones
@@ -440,7 +430,7 @@ SR_FN(sr_cat)
         return sr_recorded(cx, "arguments not understood");
     if (n == 0) {
         SymShape s = {1, {sym_const(0)}};
-        return out_shape(cx, &s, &outs[0]);
+        return sr_output_shape(cx, &s, &outs[0]);
     }
     int nd = ts[0]->ndim;
     if (!sr_dim(cx, d, nd, &k))
@@ -468,7 +458,7 @@ SR_FN(sr_cat)
             }
         }
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_stack)
@@ -497,7 +487,7 @@ SR_FN(sr_stack)
         if (i < nd)
             s.dims[s.ndim++] = sym_clone(ts[0]->dims[i]);
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 /* outs[0] becomes a list of copies of self with dim k set to sizes[j]
@@ -623,7 +613,7 @@ SR_FN(sr_repeat)
         s.dims[s.ndim++] = i < lead ? sym_clone(r->items[i].e)
                                     : sym_binop(SYM_OP_MUL, self->shape.dims[i - lead], r->items[i].e);
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
 
 SR_FN(sr_pad)
@@ -650,5 +640,5 @@ SR_FN(sr_pad)
         sym_free(s.dims[i]);
         s.dims[i] = b;
     }
-    return out_shape(cx, &s, &outs[0]);
+    return sr_output_shape(cx, &s, &outs[0]);
 }
