@@ -19,7 +19,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "interp/ops.h"
@@ -178,19 +177,12 @@ static void on_interrupt(int sig)
 
 typedef struct Progress {
     bool on;              /* stderr is a terminal */
-    struct timespec t0;
+    double t0;            /* ep_monotonic_seconds() at the start */
     double last;          /* seconds since t0 at the last line */
     long done, total;     /* nodes run, nodes to run */
     unsigned tick;
     bool shown;
 } Progress;
-
-static double since(const struct timespec *t0)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)(t.tv_sec - t0->tv_sec) + (double)(t.tv_nsec - t0->tv_nsec) * 1e-9;
-}
 
 /* Called after every node; reads the clock once in 256 calls, prints at
 ** most ten times a second, and only after the first half second. */
@@ -199,7 +191,7 @@ static void progress_node(Progress *pg, long iter, long iters, int node, int nno
     pg->done++;
     if (!pg->on || (++pg->tick & 255))
         return;
-    double el = since(&pg->t0);
+    double el = ep_monotonic_seconds() - pg->t0;
     if (el < 0.5 || el - pg->last < 0.1)
         return;
     pg->last = el;
@@ -287,7 +279,7 @@ static int run_iterations(Interp *ip, Profiler *pr, const ProfileArgs *a, const 
     EpError err = {0};
     long total = a->warmup + a->iters;
     Progress pg = {.on = isatty(2), .total = total * interp_num_nodes(ip)};
-    clock_gettime(CLOCK_MONOTONIC, &pg.t0);
+    pg.t0 = ep_monotonic_seconds();
     struct sigaction sa = {0}, old;
     sa.sa_handler = on_interrupt;
     sigemptyset(&sa.sa_mask);

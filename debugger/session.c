@@ -10,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "inputs.h"
 
@@ -423,13 +422,6 @@ EpStatus session_restart(Session *s, EpError *err)
 ** count of nodes this command has run so far; true when the command is done. */
 typedef bool (*GoalFn)(Session *s, int executed, const void *ctx);
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 double session_node_seconds(const Session *s, int node)
 {
     return node_timer_last(s->timer, node);
@@ -448,7 +440,7 @@ static bool run_one(Session *s)
 {
     int node = interp_pc(s->ip);
     EpError err = {0};
-    double t0 = now_seconds();
+    double t0 = ep_monotonic_seconds();
     if (s->progress && t0 - s->progress_last > 0.05) {
         s->progress_last = t0;
         s->progress(s->progress_ctx, node, interp_num_nodes(s->ip));

@@ -4,6 +4,7 @@
 #include "ep.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -172,4 +173,11 @@ char *sb_take(StrBuf *sb)
     char *p = sb->data ? sb->data : ep_xstrdup("");
     sb_init(sb);
     return p;
+}
+
+double ep_monotonic_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }

@@ -54,6 +54,9 @@ char *ep_xstrdup(const char *s);
 char *ep_xstrndup(const char *s, size_t n);
 char *ep_xasprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* Seconds on the monotonic clock (for intervals: progress lines, budgets). */
+double ep_monotonic_seconds(void);
+
 #define EP_UNUSED(x) ((void)(x))
 #define EP_ARRAY_LEN(a) (sizeof(a) / sizeof((a)[0]))
 

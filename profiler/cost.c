@@ -40,7 +40,6 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <unistd.h>
 
 #define NORM_FLOPS 8.0
@@ -457,13 +456,6 @@ NodeCost cost_node(const Node *n, const CostTensor *in, int nin, const CostTenso
 
 /* ---- this machine's peaks ------------------------------------------------- */
 
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 /* Best GFLOP/s of repeated n^3 sgemms.  A 512^3 warm-up (thread pool, page
 ** faults) also says whether 1024^3 fits the budget: the best of at least
 ** three products over ~0.15 s. */
@@ -480,19 +472,19 @@ static double measure_sgemm(void)
             c[i] = 0;
         }
         int n = 512;
-        double t0 = now_seconds();
+        double t0 = ep_monotonic_seconds();
         cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-        double warm = now_seconds() - t0;
+        double warm = ep_monotonic_seconds() - t0;
         if (warm * 8 < 0.05) /* 1024^3 is 8x the work */
             n = nmax;
-        double start = now_seconds();
-        for (int rep = 0; rep < 3 || now_seconds() - start < 0.15; rep++) {
-            t0 = now_seconds();
+        double start = ep_monotonic_seconds();
+        for (int rep = 0; rep < 3 || ep_monotonic_seconds() - start < 0.15; rep++) {
+            t0 = ep_monotonic_seconds();
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, n, n, n, 1.0f, a, n, b, n, 0.0f, c, n);
-            double dt = now_seconds() - t0;
+            double dt = ep_monotonic_seconds() - t0;
             if (dt > 0 && 2.0 * n * n * n / dt / 1e9 > best)
                 best = 2.0 * n * n * n / dt / 1e9;
-            if (now_seconds() - start > 0.3)
+            if (ep_monotonic_seconds() - start > 0.3)
                 break;
         }
     }
@@ -520,10 +512,10 @@ static double measure_bandwidth(void)
         }
         float s = 0.5f;
         for (int rep = 0; rep < 3; rep++) {
-            double t0 = now_seconds();
+            double t0 = ep_monotonic_seconds();
             for (size_t i = 0; i < n; i++)
                 x[i] = y[i] + s * z[i];
-            double dt = now_seconds() - t0;
+            double dt = ep_monotonic_seconds() - t0;
             if (dt > 0 && 3.0 * (double)(n * sizeof *x) / dt / 1e9 > best)
                 best = 3.0 * (double)(n * sizeof *x) / dt / 1e9;
             s = x[rep * 4099 % n] * 1e-9f + 0.5f; /* keeps every pass needed */

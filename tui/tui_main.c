@@ -46,13 +46,6 @@ static void on_sigint(int sig)
     ctrl_c_pending = 1;
 }
 
-static double seconds_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 /* The node now executing, by index in the program's graph (-1: in a
 ** subgraph). */
 static int node_index(const Interp *ip, const Node *node)
@@ -84,12 +77,12 @@ static void *ticker(void *arg)
         }
         if (now != seen) {
             seen = now;
-            since = seconds_now();
+            since = ep_monotonic_seconds();
         }
         pthread_mutex_lock(&l->lock);
         if (atomic_load(&l->t->running) && l->grid.rows > 0) {
             char text[256];
-            tui_running_text(l->t, node_index(ip, now), now->name, (int)(seconds_now() - since), text, sizeof text);
+            tui_running_text(l->t, node_index(ip, now), now->name, (int)(ep_monotonic_seconds() - since), text, sizeof text);
             grid_resize(&row, 1, l->grid.cols);
             Canvas c = canvas_of(&row);
             canvas_fill_row(&c, 0, ST_STATUS);
