@@ -168,6 +168,27 @@ static void tmux_resize(Tmux *t, int cols, int rows)
     free(out);
 }
 
+static void tmux_stop(Tmux *t);
+
+/* q while a run is in progress asks; y quits with exit status 0; then stop. */
+static void tmux_quit_confirmed(Tmux *t)
+{
+    tmux_keys(t, "q", true);
+    tmux_expect(t, "Quit anyway?");
+    tmux_keys(t, "y", true);
+    tmux_expect(t, "EPDBG-EXIT=0");
+    tmux_stop(t);
+}
+
+/* Remove a scratch file and its folder (test_tmpdir), freeing both names. */
+static void remove_scratch(char *path, char *dir)
+{
+    remove(path);
+    free(path);
+    rmdir(dir);
+    free(dir);
+}
+
 static void tmux_stop(Tmux *t)
 {
     if (t->alive) {
@@ -293,11 +314,7 @@ START_TEST(test_tui_tour)
     free(s);
 
     /* q asks while a run is in progress; y quits; the exit status is 0 */
-    tmux_keys(&t, "q", true);
-    tmux_expect(&t, "Quit anyway?");
-    tmux_keys(&t, "y", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
-    tmux_stop(&t);
+    tmux_quit_confirmed(&t);
 }
 END_TEST
 
@@ -391,10 +408,7 @@ START_TEST(test_tui_missing_inputs)
     tmux_keys(&t, "q", true);
     tmux_expect(&t, "EPDBG-EXIT=3");
     tmux_stop(&t);
-    remove(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    remove_scratch(path, dir);
 }
 END_TEST
 
@@ -448,11 +462,7 @@ START_TEST(test_tui_user_frame)
     free(s);
     tmux_keys(&t, "s", true);
     tmux_expect(&t, "node 2/2 at torch_frames.py:14");
-    tmux_keys(&t, "q", true);
-    tmux_expect(&t, "Quit anyway?");
-    tmux_keys(&t, "y", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
-    tmux_stop(&t);
+    tmux_quit_confirmed(&t);
 }
 END_TEST
 
@@ -502,11 +512,7 @@ START_TEST(test_tui_replay)
     /* the catch is armed: running again stops at the same node */
     tmux_keys(&t, "r", true);
     tmux_expect(&t, "Caught a non-finite value (breakpoint 1) after #2 'log'");
-    tmux_keys(&t, "q", true);
-    tmux_expect(&t, "Quit anyway?");
-    tmux_keys(&t, "y", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
-    tmux_stop(&t);
+    tmux_quit_confirmed(&t);
 
     char *guard = failed_run_replay(dir, "build/fixtures/dynamic.pt2",
                                     (const char *[]){"--input", "tests/refs/mlp/in0.npy", "--input",
@@ -554,16 +560,9 @@ START_TEST(test_tui_interrupt)
     /* still alive: a step works, then quitting asks (the run is in progress) */
     tmux_keys(&t, "s", true);
     tmux_expect(&t, "(epdbg) step");
-    tmux_keys(&t, "q", true);
-    tmux_expect(&t, "Quit anyway?");
-    tmux_keys(&t, "y", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
-    tmux_stop(&t);
+    tmux_quit_confirmed(&t);
     free(args);
-    remove(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    remove_scratch(path, dir);
 }
 END_TEST
 
@@ -588,16 +587,9 @@ START_TEST(test_tui_long_node_status)
     char *s = tmux_wait(&t, "| interrupted |");
     ck_assert_msg(strstr(s, "Interrupted at #"), "%s", s);
     free(s);
-    tmux_keys(&t, "q", true);
-    tmux_expect(&t, "Quit anyway?");
-    tmux_keys(&t, "y", true);
-    tmux_expect(&t, "EPDBG-EXIT=0");
-    tmux_stop(&t);
+    tmux_quit_confirmed(&t);
     free(args);
-    remove(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    remove_scratch(path, dir);
 }
 END_TEST
 
@@ -762,10 +754,7 @@ START_TEST(test_batch_interrupt)
     ck_assert_msg(strstr(text, "(epdbg) where\nAt #"), "the next command did not run:\n%s", text);
     ck_assert_msg(!strstr(text, "finished"), "%s", text);
     free(text);
-    remove(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    remove_scratch(path, dir);
 }
 END_TEST
 
@@ -954,10 +943,7 @@ START_TEST(test_rc_file)
     ck_assert_ptr_null(keymap_lookup(&km, 'q'));
     ck_assert_str_eq(keymap_lookup(&km, 's'), "step");
     keymap_free(&km);
-    remove(path);
-    free(path);
-    rmdir(dir);
-    free(dir);
+    remove_scratch(path, dir);
 }
 END_TEST
 
