@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "examples/gen/benchmodels.h"
+#include "paneshot.h"
 #include "testutil.h"
 #include "cli/cli.h"
 #include "tui/pane_graph.h"
@@ -38,30 +39,6 @@ static void run_ok(Tui *t, const char *line)
 {
     ck_assert_msg(tui_command(t, line) == EP_OK, "%s failed: %s", line,
                   t->log.n ? t->log.lines[t->log.n - 1] : "");
-}
-
-/* A rendered pane: its text and the grid (for styles). */
-typedef struct Shot {
-    Grid g;
-    char *text;
-} Shot;
-
-/* Draw pane id of t onto a rows x cols grid. */
-static Shot shot(Tui *t, int id, int rows, int cols)
-{
-    Shot s = {0};
-    grid_resize(&s.g, rows, cols);
-    Canvas all = canvas_of(&s.g);
-    Canvas c = canvas_sub(&all, 0, 0, rows, cols);
-    tui_pane_class(id)->draw(t, t->pane_state[id], &c, true);
-    s.text = grid_text(&s.g);
-    return s;
-}
-
-static void shot_free(Shot *s)
-{
-    grid_free(&s->g);
-    free(s->text);
 }
 
 /* Line k of text (new string; "" past the end). */
