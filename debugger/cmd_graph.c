@@ -627,10 +627,8 @@ static EpStatus cmd_why(CmdCtx *c, const char *args, EpError *err)
         const char *syms[16];
         int ns = sym_symbols(e, syms, 16);
         ns = ns < 16 ? ns : 16;
-        Guards *g = guards_new(ep, interp_user_input(ip, 0), interp_num_user_inputs(ip));
         for (int k = 0; k < ns; k++)
-            guards_explain_symbol(g, syms[k], interp_symbols(ip), &sb);
-        guards_free(g);
+            guards_explain_symbol(interp_guards(ip), syms[k], interp_symbols(ip), &sb);
         sb_append(&sb, "\n  constrained by:");
         int shown_cons = 0;
         for (int k = 0; sp && k < sp->ncons; k++) {

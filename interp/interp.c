@@ -198,6 +198,11 @@ InterpHooks interp_hooks(const Interp *ip)
     return ip->ctx.hooks ? ip->hooks : (InterpHooks){0};
 }
 
+const Guards *interp_guards(const Interp *ip)
+{
+    return ip->guards;
+}
+
 const _Atomic(const Node *) *interp_now_slot(const Interp *ip)
 {
     return &ip->ctx.now;

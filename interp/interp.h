@@ -229,6 +229,11 @@ bool interp_node_nonfinite(const Interp *ip, int i, char **detail);
 ** node i ("" if none); caller frees. */
 char *interp_nonfinite_inputs(const Interp *ip, int i);
 
+/* Where each of the program's guards comes from (interp/guards.h), made
+** once with the Interp (borrowed). */
+typedef struct Guards Guards;
+const Guards *interp_guards(const Interp *ip);
+
 /* The symbols bound so far in this run (s0, u0, ...). */
 const SymBindings *interp_symbols(const Interp *ip);
 
