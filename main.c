@@ -80,6 +80,7 @@ static const struct {
     {"info", cli_info},
     {"run", cli_run},
     {"profile", cli_profile},
+    {"suggest", cli_suggest},
     {"replay", replay_with_tui},
 };
 

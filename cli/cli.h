@@ -18,6 +18,9 @@ int cli_run(int argc, char **argv);
 /* `epdbg profile MODEL.pt2 ...`: run the program under the profiler and
 ** write the report (cli/cli_profile.c). */
 int cli_profile(int argc, char **argv);
+/* `epdbg suggest MODEL.pt2 ...`: the dynamic_shapes the model can be
+** exported with, verified (cli/cli_suggest.c). */
+int cli_suggest(int argc, char **argv);
 
 typedef struct Session Session;
 typedef struct DebugArgs DebugArgs;

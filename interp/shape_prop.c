@@ -306,6 +306,38 @@ static void unbacked_hints(const Graph *g, const Node *n, ShapeCtx *cx)
     cx->unbacked_hint[0] = e ? sym_as_symbol(e) : NULL;
 }
 
+/* Argument names whose ints are sizes (not dims, indices or steps). */
+static bool is_size_arg(const char *name)
+{
+    static const char *const SIZE_ARGS[] = {"size", "sizes", "shape", "end", "length", "output_size"};
+    for (size_t k = 0; name && k < sizeof SIZE_ARGS / sizeof SIZE_ARGS[0]; k++)
+        if (strcmp(name, SIZE_ARGS[k]) == 0)
+            return true;
+    return false;
+}
+
+/* Offer each literal size of the node's arguments to the lift callback. */
+static void lift_args(const ShapeProp *sp, int i, const OpSchema *s, SymArg *args)
+{
+    for (int k = 0; k < s->nargs; k++) {
+        if (!is_size_arg(s->args[k].name))
+            continue;
+        SymArg *a = &args[k];
+        int cnt = a->kind == SV_LIST ? a->n : a->kind == SV_INT ? 1 : 0;
+        for (int j = 0; j < cnt; j++) {
+            SymArg *item = a->kind == SV_LIST ? &a->items[j] : a;
+            int64_t v;
+            if (item->kind != SV_INT || !sym_as_int(item->e, &v))
+                continue;
+            SymExpr *e = sp->lift(sp->lift_ctx, i, s->args[k].name, v);
+            if (e) {
+                sym_free(item->e);
+                item->e = e;
+            }
+        }
+    }
+}
+
 static void run_node(ShapeProp *sp, ShapeCtx *cx, int i)
 {
     const Node *n = &sp->ep->graph.nodes[i];
@@ -329,6 +361,8 @@ static void run_node(ShapeProp *sp, ShapeCtx *cx, int i)
     if (op->schema->nrets > OP_MAX_RETS || op->schema->nargs > OP_MAX_ARGS) {
         snprintf(msg, sizeof msg, "too many arguments");
     } else if (bind_args(sp, n, args, msg, sizeof msg)) {
+        if (sp->lift)
+            lift_args(sp, i, op->schema, args);
         cx->node = i;
         unbacked_hints(&sp->ep->graph, n, cx);
         r = shape_rule_run(cx, op, args, outs);
@@ -364,6 +398,14 @@ static const ShapeInput *chosen(const ShapeInput *inputs, int n, const char *nam
 
 EpStatus shape_prop_run(const ExportedProgram *ep, const ShapeInput *inputs, int n, ShapeProp **out, EpError *err)
 {
+    ShapePropOptions o = {.inputs = inputs, .ninputs = n};
+    return shape_prop_run_opts(ep, &o, out, err);
+}
+
+EpStatus shape_prop_run_opts(const ExportedProgram *ep, const ShapePropOptions *opt, ShapeProp **out, EpError *err)
+{
+    const ShapeInput *inputs = opt->inputs;
+    int n = opt->inputs ? opt->ninputs : 0;
     *out = NULL;
     const Graph *g = &ep->graph;
     for (int i = 0; i < n; i++) {
@@ -387,6 +429,11 @@ EpStatus shape_prop_run(const ExportedProgram *ep, const ShapeInput *inputs, int
             sym_ranges_set(&sp->ranges, s, rc->has_min ? rc->min : SYM_RANGE_NEG_INF,
                            rc->has_max ? rc->max : SYM_RANGE_POS_INF);
     }
+    for (int i = 0; opt->ranges && i < opt->ranges->n; i++)
+        sym_ranges_set(&sp->ranges, opt->ranges->items[i].name, opt->ranges->items[i].range.lo,
+                       opt->ranges->items[i].range.hi);
+    sp->lift = opt->lift;
+    sp->lift_ctx = opt->lift_ctx;
     for (int k = 0; k < g->ninputs; k++) {
         const Arg *a = &g->inputs[k];
         const ShapeInput *c = chosen(inputs, n, a->ref);

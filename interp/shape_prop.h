@@ -41,6 +41,8 @@ typedef struct ShapeProp {
     ShapeConstraint *cons;  /* in node order */
     int ncons;
     SymRanges ranges;       /* the program's ranges of bare symbols */
+    SymExpr *(*lift)(void *ctx, int node, const char *arg, int64_t value); /* ShapeLiftFn, or NULL */
+    void *lift_ctx;
 } ShapeProp;
 
 /* Propagate through ep's top-level graph.  inputs (n of them, may be
@@ -49,6 +51,25 @@ typedef struct ShapeProp {
 ** names no placeholder; a node's rule failing is not an error (its note). */
 EpStatus shape_prop_run(const ExportedProgram *ep, const ShapeInput *inputs, int n, ShapeProp **out, EpError *err);
 void shape_prop_free(ShapeProp *sp); /* NULL ok */
+
+/* A literal size argument the caller may replace by an expression: the
+** 5 of arange(end=5) in a program exported with static shapes, when the
+** caller knows 5 was x.shape[0] (epdbg suggest).  Called for every int (or
+** int list item) of a node argument whose schema name says it is a size
+** (size, end, length, ...) before the node's rule runs; returns a new
+** expression to use instead, or NULL to keep the literal. */
+typedef SymExpr *(*ShapeLiftFn)(void *ctx, int node, const char *arg, int64_t value);
+
+typedef struct ShapePropOptions {
+    const ShapeInput *inputs; /* as for shape_prop_run (may be NULL) */
+    int ninputs;
+    const SymRanges *ranges;  /* ranges of symbols the inputs introduce (added to the program's; may be NULL) */
+    ShapeLiftFn lift;         /* may be NULL */
+    void *lift_ctx;
+} ShapePropOptions;
+
+/* shape_prop_run with options. */
+EpStatus shape_prop_run_opts(const ExportedProgram *ep, const ShapePropOptions *opt, ShapeProp **out, EpError *err);
 
 /* The symbolic value called name, or NULL (borrowed). */
 const SymArg *shape_prop_value(const ShapeProp *sp, const char *name);

@@ -195,6 +195,23 @@ static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *s
     return r;
 }
 
+/* A window's output size, with PyTorch's check that it is at least 1
+** ("Output size is too small"): a symbolic input must be large enough for
+** the kernel.  NULL (cx->err set) when that never holds. */
+static SymExpr *window_dim(ShapeCtx *cx, const SymExpr *in, const SymExpr *k, const SymExpr *st,
+                           const SymExpr *pad, const SymExpr *dil)
+{
+    SymExpr *r = window_out(in, k, st, pad, dil);
+    SymExpr *one = sym_const(1);
+    bool ok = r && sr_require(cx, SC_BOUND, sym_binop(SYM_OP_GE, r, one), "output size at least 1");
+    sym_free(one);
+    if (!ok) {
+        sym_free(r);
+        return NULL;
+    }
+    return r;
+}
+
 SR_FN(sr_conv)
 {
     const SymArg *in = &args[0], *w = &args[1];
@@ -225,7 +242,7 @@ SR_FN(sr_conv)
             sym_free(one), sym_free(zero);
             return sr_recorded(cx, "stride, padding or dilation not understood");
         }
-        s.dims[s.ndim++] = window_out(in->shape.dims[off + i], w->shape.dims[2 + i], st, pad, dil);
+        s.dims[s.ndim++] = window_dim(cx, in->shape.dims[off + i], w->shape.dims[2 + i], st, pad, dil);
     }
     sym_free(one), sym_free(zero);
     if (!ok) {
@@ -262,7 +279,7 @@ SR_FN(sr_pool)
             sym_free(one), sym_free(zero);
             return sr_recorded(cx, "kernel, stride, padding or dilation not understood");
         }
-        s.dims[s.ndim++] = window_out(in->shape.dims[off + i], k, st, pad, dil);
+        s.dims[s.ndim++] = window_dim(cx, in->shape.dims[off + i], k, st, pad, dil);
     }
     sym_free(one), sym_free(zero);
     for (int k = 1; k < op->schema->nrets; k++) { /* the indices of *_with_indices */

@@ -4,6 +4,9 @@
 ** parsing them.  A thin layer over the node constructors of expr.c, which
 ** take ownership; these copy their operands so callers keep theirs.
 */
+#include <stdlib.h>
+#include <string.h>
+
 #include "sym_int.h"
 
 SymExpr *sym_const(int64_t v)
@@ -51,4 +54,48 @@ SymExpr *sym_binop(SymOp op, const SymExpr *a, const SymExpr *b)
     default:
         return sym_new_call2(OP_FN[op], x, y);
     }
+}
+
+SymExpr *sym_subst(const SymExpr *e, const char *name, const SymExpr *by)
+{
+    if (!e || !name || !by)
+        return NULL;
+    if (e->kind == SYM_K_SYMBOL)
+        return strcmp(e->u.name, name) == 0 ? sym_clone(by) : sym_clone(e);
+    if (e->kind != SYM_K_CALL)
+        return sym_clone(e);
+    SymExpr **args = malloc((size_t)(e->n ? e->n : 1) * sizeof *args);
+    if (!args)
+        return NULL;
+    for (int i = 0; i < e->n; i++) {
+        args[i] = sym_subst(e->args[i], name, by);
+        if (!args[i]) {
+            while (i-- > 0)
+                sym_free(args[i]);
+            free(args);
+            return NULL;
+        }
+    }
+    /* rebuilt through the constructor, so Add/Mul fold what the
+    ** substitution made constant */
+    return sym_new_call(e->fn, args, e->n);
+}
+
+bool sym_relation(const SymExpr *e, SymOp *rel, const SymExpr **lhs, const SymExpr **rhs)
+{
+    static const struct {
+        SymFn fn;
+        SymOp op;
+    } REL[] = {{SYM_FN_EQ, SYM_OP_EQ}, {SYM_FN_NE, SYM_OP_NE}, {SYM_FN_LT, SYM_OP_LT},
+               {SYM_FN_LE, SYM_OP_LE}, {SYM_FN_GT, SYM_OP_GT}, {SYM_FN_GE, SYM_OP_GE}};
+    if (!e || e->kind != SYM_K_CALL || e->n != 2)
+        return false;
+    for (size_t i = 0; i < sizeof REL / sizeof REL[0]; i++)
+        if (e->fn == REL[i].fn) {
+            *rel = REL[i].op;
+            *lhs = e->args[0];
+            *rhs = e->args[1];
+            return true;
+        }
+    return false;
 }

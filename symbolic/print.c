@@ -34,6 +34,7 @@ typedef struct Buf {
     char *s;
     size_t len, cap;
     bool failed; /* out of memory: the result is dropped */
+    bool python; /* Python's syntax (sym_to_python), not SymPy's */
 } Buf;
 
 static void buf_put(Buf *b, const char *s, size_t n)
@@ -387,8 +388,48 @@ static void print_infix(Buf *b, const SymExpr *e, const char *op, int level)
     }
 }
 
+/* The calls whose Python spelling differs from SymPy's; false for the
+** others (printed as SymPy prints them, which Python reads the same). */
+static bool print_python_call(Buf *b, const SymExpr *e)
+{
+    switch (e->fn) {
+    case SYM_FN_MOD:
+    case SYM_FN_PYTHONMOD:
+        buf_puts(b, "(");
+        print_paren(b, e->args[0], PREC_MUL, true);
+        buf_puts(b, " % ");
+        print_paren(b, e->args[1], PREC_MUL, true);
+        buf_puts(b, ")");
+        return true;
+    case SYM_FN_CEILDIV: /* -(-a // b) */
+        buf_puts(b, "-(-");
+        print_paren(b, e->args[0], PREC_ATOM, false);
+        buf_puts(b, " // ");
+        print_paren(b, e->args[1], PREC_ATOM, false);
+        buf_puts(b, ")");
+        return true;
+    case SYM_FN_EQ: print_infix(b, e, " == ", PREC_REL); return true;
+    case SYM_FN_NE: print_infix(b, e, " != ", PREC_REL); return true;
+    case SYM_FN_AND: print_infix(b, e, " and ", PREC_AND); return true;
+    case SYM_FN_OR: print_infix(b, e, " or ", PREC_OR); return true;
+    case SYM_FN_NOT:
+        buf_puts(b, "not ");
+        print_paren(b, e->args[0], PREC_NOT, false);
+        return true;
+    case SYM_FN_MAX:
+    case SYM_FN_MIN:
+        buf_puts(b, e->fn == SYM_FN_MAX ? "max" : "min");
+        print_call_args(b, e);
+        return true;
+    default:
+        return false;
+    }
+}
+
 static void print_call(Buf *b, const SymExpr *e)
 {
+    if (b->python && print_python_call(b, e))
+        return;
     switch (e->fn) {
     case SYM_FN_ADD: print_add(b, e); return;
     case SYM_FN_MUL: print_mul(b, e, false); return;
@@ -445,6 +486,20 @@ static void print_expr(Buf *b, const SymExpr *e)
 char *sym_to_string(const SymExpr *e)
 {
     Buf b = {0};
+    if (e)
+        print_expr(&b, e);
+    else
+        buf_puts(&b, "");
+    if (b.failed) {
+        free(b.s);
+        return NULL;
+    }
+    return b.s;
+}
+
+char *sym_to_python(const SymExpr *e)
+{
+    Buf b = {.python = true};
     if (e)
         print_expr(&b, e);
     else

@@ -59,6 +59,9 @@ void sym_free(SymExpr *e); /* NULL ok */
 /* Readable str()-style text ("2*s0 + 1", "Max(2, s0)", "s0 >= 2"), newly
 ** allocated (caller frees). */
 char *sym_to_string(const SymExpr *e);
+/* The same in Python's syntax, for code a user pastes (torch._check(...)):
+** "(s0 % 4) == 0", "max(s0, s1)", "-(-s0 // 2)", "a and b" (new). */
+char *sym_to_python(const SymExpr *e);
 /* The symbol's name if e is a bare symbol, else NULL (borrowed). */
 const char *sym_as_symbol(const SymExpr *e);
 /* The integer if e is a constant integer. */
@@ -200,5 +203,12 @@ SymExpr *sym_true(void);
 SymExpr *sym_binop(SymOp op, const SymExpr *a, const SymExpr *b);
 /* A deep copy (NULL out of memory). */
 SymExpr *sym_clone(const SymExpr *e);
+/* e with every occurrence of symbol name replaced by a copy of by (both
+** borrowed), constants folded as the constructors fold them; NULL out of
+** memory or when an operand is NULL. */
+SymExpr *sym_subst(const SymExpr *e, const char *name, const SymExpr *by);
+/* Is e a relation (Eq, Ne, Lt, Le, Gt, Ge)?  Then *rel is its operator
+** and *lhs, *rhs its sides (borrowed from e). */
+bool sym_relation(const SymExpr *e, SymOp *rel, const SymExpr **lhs, const SymExpr **rhs);
 
 #endif

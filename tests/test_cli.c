@@ -332,7 +332,7 @@ START_TEST(test_version_and_unknown_commands)
     run_result_free(&r);
     /* a word that is neither a subcommand nor a model */
     r = run((const char *[]){"prfile", "examples/mlp.pt2", NULL});
-    EXPECT(r, 1, err, "epdbg: unknown command 'prfile' (the commands are info, run, profile, replay; "
+    EXPECT(r, 1, err, "epdbg: unknown command 'prfile' (the commands are info, run, profile, suggest, replay; "
                       "a MODEL.pt2 opens the debugger; see epdbg --help)");
     ck_assert_str_eq(r.out, "");
     run_result_free(&r);
