@@ -609,7 +609,7 @@ EpStatus write_fixtures(const char *dir, EpError *err)
         (rc = write(guard_derived(), dir, "guard_derived.pt2", PB_ERA_2_11, err)) ||
         (rc = write(guard_mod(), dir, "guard_mod.pt2", PB_ERA_2_11, err)) ||
         (rc = write(guard_item(), dir, "guard_item.pt2", PB_ERA_2_11, err)) ||
-        (rc = write_dyn_fixtures(dir, err)))
+        (rc = write_dyn_fixtures(dir, err)) || (rc = write_issue_fixtures(dir, err)))
         return rc;
 
     /* an input for nan_log.pt2 that already holds a NaN */

@@ -18,5 +18,8 @@ EpStatus write_fixtures(const char *dir, EpError *err);
 /* The dynamic-shape fixtures (tests/src/dyn_fixtures.md), static and
 ** dynamic exports of each, into dir (examples/gen/fixtures_dynamic.c). */
 EpStatus write_dyn_fixtures(const char *dir, EpError *err);
+/* The PyTorch-issue fixtures (tests/src/issue_fixtures.md), likewise
+** (examples/gen/fixtures_issues.c). */
+EpStatus write_issue_fixtures(const char *dir, EpError *err);
 
 #endif
