@@ -457,6 +457,7 @@ EpStatus shape_prop_run_opts(const ExportedProgram *ep, const ShapePropOptions *
     }
     ShapeCtx cx;
     shape_ctx_init(&cx, &sp->ranges);
+    cx.hints = opt->hints;
     for (int i = 0; i < g->nnodes; i++)
         run_node(sp, &cx, i);
     sp->cons = cx.cons;

@@ -66,6 +66,7 @@ typedef struct ShapePropOptions {
     const SymRanges *ranges;  /* ranges of symbols the inputs introduce (added to the program's; may be NULL) */
     ShapeLiftFn lift;         /* may be NULL */
     void *lift_ctx;
+    const SymBindings *hints; /* the traced sizes, for the rules' branches (ShapeCtx.hints); may be NULL */
 } ShapePropOptions;
 
 /* shape_prop_run with options. */

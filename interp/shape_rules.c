@@ -179,6 +179,37 @@ bool sr_require(ShapeCtx *cx, ShapeConstraintKind kind, SymExpr *cond, const cha
     return true;
 }
 
+/* The relation of the other branch: Eq <-> Ne, Lt <-> Ge, Le <-> Gt. */
+static SymExpr *negate(const SymExpr *cond)
+{
+    static const SymOp FLIP[] = {[SYM_OP_EQ] = SYM_OP_NE, [SYM_OP_NE] = SYM_OP_EQ, [SYM_OP_LT] = SYM_OP_GE,
+                                 [SYM_OP_LE] = SYM_OP_GT, [SYM_OP_GT] = SYM_OP_LE, [SYM_OP_GE] = SYM_OP_LT};
+    SymOp rel;
+    const SymExpr *l, *r;
+    if (!sym_relation(cond, &rel, &l, &r))
+        return NULL;
+    return sym_binop(FLIP[rel], l, r);
+}
+
+bool sr_branch(ShapeCtx *cx, SymExpr *cond, const char *why)
+{
+    if (!cond)
+        return false;
+    SymValue v;
+    const char *unb;
+    if (!cx->hints || sym_decide(cond, cx->ranges) != SYM_UNKNOWN ||
+        sym_eval(cond, cx->hints, &v, &unb) != SYM_OK || v.kind != SYMV_BOOL) {
+        sym_free(cond);
+        return true;
+    }
+    SymExpr *taken = v.b ? cond : negate(cond);
+    if (!v.b)
+        sym_free(cond);
+    if (!taken)
+        return true;
+    return sr_require(cx, SC_RELATION, taken, why);
+}
+
 bool sr_require_equal(ShapeCtx *cx, const SymExpr *a, const SymExpr *b, const char *why)
 {
     int64_t v;

@@ -79,6 +79,11 @@ typedef struct ShapeCtx {
     const char *unbacked_hint[8]; /* names the archive recorded for the node's
                                   ** data-dependent outputs (NULL: make one up) */
     char err[256];           /* a rule's failure, or why it fell back */
+    /* The sizes the program is traced at (NULL: none).  With them a rule
+    ** records the branches PyTorch's own shape functions take on symbolic
+    ** sizes -- the guards torch.export emits from them (sr_branch) -- so
+    ** that what epdbg suggest derives is what a re-export would accept. */
+    const SymBindings *hints;
 } ShapeCtx;
 
 void shape_ctx_init(ShapeCtx *cx, const SymRanges *ranges);

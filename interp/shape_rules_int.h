@@ -21,6 +21,12 @@ bool sr_require(ShapeCtx *cx, ShapeConstraintKind kind, SymExpr *cond, const cha
 ** SC_EQUAL. */
 bool sr_require_equal(ShapeCtx *cx, const SymExpr *a, const SymExpr *b, const char *why);
 
+/* A branch PyTorch's shape function takes on cond: nothing when the
+** ranges decide it or there are no hints; else the branch the hints take
+** is recorded as a condition (cond, or its negation) of kind SC_RELATION,
+** as torch.export guards on it.  false only out of memory. */
+bool sr_branch(ShapeCtx *cx, SymExpr *cond, const char *why);
+
 /* The argument's integer if it is a literal (or folds to one). */
 bool sr_int(const SymArg *a, int64_t *v);
 /* dim (possibly negative) into [0, ndim); false out of range. */

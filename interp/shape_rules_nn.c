@@ -177,9 +177,8 @@ static bool nth(const SymArg *l, int i, const SymExpr *dflt, const SymExpr **out
     return it->kind == SV_INT;
 }
 
-/* (in + 2*pad - dil*(k - 1) - 1) // stride + 1 */
-static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *st, const SymExpr *pad,
-                           const SymExpr *dil)
+/* in + 2*pad - dil*(k - 1) - 1, what a window's output size divides */
+static SymExpr *window_numerator(const SymExpr *in, const SymExpr *k, const SymExpr *pad, const SymExpr *dil)
 {
     SymExpr *one = sym_const(1), *two = sym_const(2);
     SymExpr *p2 = sym_binop(SYM_OP_MUL, two, pad);
@@ -188,10 +187,18 @@ static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *s
     SymExpr *a = p2 ? sym_binop(SYM_OP_ADD, in, p2) : NULL;
     SymExpr *b = a && span ? sym_binop(SYM_OP_SUB, a, span) : NULL;
     SymExpr *c = b ? sym_binop(SYM_OP_SUB, b, one) : NULL;
-    SymExpr *d = c ? sym_binop(SYM_OP_FLOORDIV, c, st) : NULL;
+    sym_free(one), sym_free(two), sym_free(p2), sym_free(km1), sym_free(span), sym_free(a), sym_free(b);
+    return c;
+}
+
+/* (in + 2*pad - dil*(k - 1) - 1) // stride + 1 */
+static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *st, const SymExpr *pad,
+                           const SymExpr *dil)
+{
+    SymExpr *num = window_numerator(in, k, pad, dil), *one = sym_const(1);
+    SymExpr *d = num ? sym_binop(SYM_OP_FLOORDIV, num, st) : NULL;
     SymExpr *r = d ? sym_binop(SYM_OP_ADD, d, one) : NULL;
-    sym_free(one), sym_free(two), sym_free(p2), sym_free(km1), sym_free(span);
-    sym_free(a), sym_free(b), sym_free(c), sym_free(d);
+    sym_free(num), sym_free(one), sym_free(d);
     return r;
 }
 
@@ -280,6 +287,17 @@ SR_FN(sr_pool)
             return sr_recorded(cx, "kernel, stride, padding or dilation not understood");
         }
         s.dims[s.ndim++] = window_dim(cx, in->shape.dims[off + i], k, st, pad, dil);
+        /* PyTorch's pooling_output_shape divides with div_rtn, which asks
+        ** whether the remainder is 0: a guard torch.export keeps (#124507) */
+        SymExpr *num = window_numerator(in->shape.dims[off + i], k, pad, dil);
+        SymExpr *rem = num ? sym_binop(SYM_OP_MOD, num, st) : NULL, *zero0 = sym_const(0);
+        bool ok = !rem || sr_branch(cx, sym_binop(SYM_OP_EQ, rem, zero0), "the rounding branch of its output size");
+        sym_free(num), sym_free(rem), sym_free(zero0);
+        if (!ok) {
+            sym_shape_free(&s);
+            sym_free(one), sym_free(zero);
+            return SRR_FAIL;
+        }
     }
     sym_free(one), sym_free(zero);
     for (int k = 1; k < op->schema->nrets; k++) { /* the indices of *_with_indices */

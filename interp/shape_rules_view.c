@@ -348,6 +348,14 @@ SR_FN(sr_slice)
         /* end=None and end=INT64_MAX both mean the end */
         SymExpr *e0 = en->kind == SV_NONE || (sym_as_int(en->e, &ev) && ev == INT64_MAX) ? sym_clone(size)
                                                                                            : slice_bound(cx, en->e, size);
+        /* PyTorch's slice asks whether a symbolic end reaches the size (the
+        ** whole dim is a view of self): torch.export guards on it, which is
+        ** why following its `max=512` gives `Ne(s0, 512)` (#148568) */
+        if (en->kind == SV_INT && !sym_as_int(en->e, &ev) &&
+            !sr_branch(cx, sym_binop(SYM_OP_EQ, en->e, size), "whether the slice's end is the size")) {
+            sym_free(zero), sym_free(s0), sym_free(e0);
+            return SRR_FAIL;
+        }
         SymExpr *e1 = s0 && e0 ? sr_max(cx, e0, s0) : NULL; /* end before start: empty */
         SymExpr *span = e1 ? sym_binop(SYM_OP_SUB, e1, s0) : NULL;
         if (step == 1 || !span) {

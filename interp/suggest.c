@@ -537,19 +537,36 @@ static bool bound_var(Solver *so, const Cond *c, const SymExpr *e, int k)
     int64_t period = truth_period(so, e, k, base, &mixed);
     if (mixed && period > 1) {
         int ntrue = 0;
-        int64_t res = 0;
+        char classes[160] = "";
+        size_t o = 0;
         for (int64_t r = 0; r < period; r++)
-            if (truth_at(so, e, k, base + r) == 1)
-                ntrue++, res = (base + r) % period;
-        if (ntrue != 1)
-            return false; /* e.g. Ne(Mod(h, 32), 0): no Dim states it */
+            if (truth_at(so, e, k, base + r) == 1) {
+                ntrue++;
+                if (o + 16 < sizeof classes)
+                    o += (size_t)snprintf(classes + o, sizeof classes - o, "%s%lld", o ? ", " : "",
+                                          (long long)((base + r) % period));
+            }
+        /* all residues but one (Ne(Mod(h, 32), 0)): a Dim would keep a
+        ** sliver of the sizes; the source should lose the branch instead */
+        if (ntrue == period - 1 && period > 2)
+            return false;
+        /* a Dim states one residue class: the example's */
+        int64_t res = p % period;
+        if (ntrue > 1) {
+            char where2[200];
+            label_of(so, c->node, where2, sizeof where2);
+            suggest_note(so->s, SN_WHY, c->node, NULL,
+                         "%s passes for sizes of residue %s modulo %lld; a Dim states one residue, so the "
+                         "suggestion keeps the example's (%lld = %lld mod %lld)",
+                         where2, classes, (long long)period, (long long)p, (long long)res, (long long)period);
+        }
         /* v = period * _v + res */
         char hname[72];
         snprintf(hname, sizeof hname, "_%s", v->name);
-        int64_t hlo = (v->lo - res + period - 1) / period, hhi = v->hi == SYM_RANGE_POS_INF ? SYM_RANGE_POS_INF
-                                                                                          : (v->hi - res) / period;
-        if (hlo < 1)
-            hlo = 1;
+        /* the least _v >= 0 with period*_v + res >= lo (floor division of
+        ** a possibly negative numerator) */
+        int64_t num = v->lo - res, hlo = num <= 0 ? 0 : (num + period - 1) / period;
+        int64_t hhi = v->hi == SYM_RANGE_POS_INF ? SYM_RANGE_POS_INF : (v->hi - res) / period;
         Var *h = add_var(so, hname, VK_HIDDEN, v->ui, v->d, (p - res) / period);
         v = &so->v[k]; /* add_var may move the table */
         h->lo = hlo;
@@ -599,29 +616,34 @@ static bool bound_var(Solver *so, const Cond *c, const SymExpr *e, int k)
 
 /* ---- setting up ------------------------------------------------------------- */
 
-/* The example size of every user input dim: the given inputs, else the
-** archive's example inputs, else the recorded sizes (symbols at the lower
-** end of their ranges, at least 2). */
+/* The example size of every user input dim (s->hint), the one the
+** archive was traced at: its example inputs, else the recorded sizes (a
+** symbol's hint, else the given inputs, else the lower end of its range,
+** at least 2); and the given inputs' sizes (s->given). */
 static void example_sizes(Solver *so, Value *sample, int nsample, SymBindings *syms)
 {
     const Interp *ip = so->ip;
     Suggestion *s = so->s;
-    const Value *given = so->opt->inputs ? so->opt->inputs : sample;
-    int ngiven = so->opt->inputs ? so->opt->ninputs : nsample;
     for (int ui = 0; ui < s->ninputs; ui++) {
         const UserInput *u = interp_user_input(ip, ui);
         const TensorMeta *m = u->meta;
-        const Value *gv = ui < ngiven ? &given[ui] : NULL;
+        const Value *sv = ui < nsample ? &sample[ui] : NULL;
+        const Value *gv = so->opt->inputs && ui < so->opt->ninputs ? &so->opt->inputs[ui] : NULL;
         for (int d = 0; m && d < m->ndim; d++) {
             int64_t h = 0;
             bool have = false;
-            if (gv && gv->kind == V_TENSOR && gv->t->ndim == m->ndim)
-                h = gv->t->sizes[d], have = true;
+            if (sv && sv->kind == V_TENSOR && sv->t->ndim == m->ndim)
+                h = sv->t->sizes[d], have = true;
             else if (!m->sizes[d].is_expr)
                 h = m->sizes[d].value, have = true;
             else if (m->sizes[d].has_hint)
                 h = m->sizes[d].hint, have = true;
+            else if (gv && gv->kind == V_TENSOR && gv->t->ndim == m->ndim)
+                h = gv->t->sizes[d], have = true;
             s->hint[ui * EP_MAX_DIMS + d] = have ? h : -1;
+            if (s->given)
+                s->given[ui * EP_MAX_DIMS + d] =
+                    gv && gv->kind == V_TENSOR && gv->t->ndim == m->ndim ? gv->t->sizes[d] : -1;
             if (have && m->sizes[d].is_expr && m->sizes[d].parsed) {
                 char why[128];
                 sym_match(m->sizes[d].parsed, syms, h, why, sizeof why);
@@ -693,6 +715,7 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
         ident_of(user_input_name(u), ident, sizeof ident);
         for (int d = 0; d < m->ndim; d++) {
             int64_t h = s->hint[ui * EP_MAX_DIMS + d];
+            int64_t g = s->given && s->given[ui * EP_MAX_DIMS + d] >= 0 ? s->given[ui * EP_MAX_DIMS + d] : h;
             const DynRequest *rq = requested(so->opt, ui, d);
             const SymDim *sd = &m->sizes[d];
             char auto_name[64], name[64];
@@ -744,13 +767,13 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
                 }
                 dim = cur ? sym_canon(cur) : NULL;
                 sym_free(cur);
-            } else if (rq || (!sd->is_expr && sd->value != h && h >= 0)) {
+            } else if (rq || (!sd->is_expr && sd->value != g)) {
                 unique_name(so, rq && rq->dim_name ? rq->dim_name : auto_name, name, sizeof name);
                 Var *v = add_var(so, name, VK_ASKED, ui, d, h);
                 if (!rq)
                     suggest_note(s, SN_STATIC, -1, NULL,
                                  "%s.shape[%d] is %lld in the given input but %lld in the program: made it dynamic",
-                                 user_input_name(u), d, (long long)h, (long long)sd->value);
+                                 user_input_name(u), d, (long long)g, (long long)sd->value);
                 dim = sym_symbol(v->name);
             } else if (h >= 2) {
                 unique_name(so, auto_name, name, sizeof name);
@@ -1190,6 +1213,8 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
     s->ep = ep;
     s->ninputs = interp_num_user_inputs(ip);
     s->hint = ep_xcalloc((size_t)(s->ninputs ? s->ninputs : 1) * EP_MAX_DIMS, sizeof *s->hint);
+    if (opt->inputs)
+        s->given = ep_xcalloc((size_t)(s->ninputs ? s->ninputs : 1) * EP_MAX_DIMS, sizeof *s->given);
     for (int ui = 0; ui < s->ninputs; ui++) {
         const TensorMeta *m = interp_user_input(ip, ui)->meta;
         for (int d = 0; m && d < m->ndim; d++)
@@ -1203,7 +1228,7 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
     Value *sample = NULL;
     int nsample = 0;
     EpError e2;
-    if (!opt->inputs && interp_sample_inputs(ip, &sample, &nsample, &e2) != EP_OK)
+    if (interp_sample_inputs(ip, &sample, &nsample, &e2) != EP_OK)
         sample = NULL, nsample = 0;
     SymBindings syms;
     sym_bindings_init(&syms);
@@ -1234,11 +1259,15 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
     for (int i = 0; i < so.nv; i++)
         sym_ranges_set(&rr, so.v[i].name, so.v[i].lo, so.v[i].hi);
     LiftCtx lc = {.ep = ep, .cands = so.cands, .ncands = so.ncands};
+    SymBindings hints;
+    sym_bindings_init(&hints);
+    hint_bindings(&so, &hints);
     ShapePropOptions po = {.inputs = ins, .ninputs = nins, .ranges = &rr, .lift = so.ncands ? suggest_lift : NULL,
-                           .lift_ctx = &lc};
+                           .lift_ctx = &lc, .hints = &hints};
     ShapeProp *sp = NULL;
     EpStatus st = shape_prop_run_opts(ep, &po, &sp, err);
     sym_ranges_free(&rr);
+    sym_bindings_free(&hints);
     if (st != EP_OK) {
         for (int ui = 0; ui < s->ninputs; ui++)
             sym_shape_free(&shapes[ui]);
@@ -1349,6 +1378,7 @@ void suggest_free(Suggestion *s)
     free(s->dims);
     free(s->entries);
     free(s->hint);
+    free(s->given);
     free(s);
 }
 

@@ -121,7 +121,9 @@ typedef struct Suggestion {
     bool verified;             /* suggest_verify passed */
     bool partial;              /* some node had no rule: see the SN_LEFT_OUT notes */
     bool program_dynamic;      /* the archive has symbolic input sizes */
-    int64_t *hint;             /* per user input, per dim: the example size (flattened, EP_MAX_DIMS per input) */
+    int64_t *hint;             /* per user input, per dim: the size the archive was traced at (flattened,
+                               ** EP_MAX_DIMS per input) */
+    int64_t *given;            /* the same for the given inputs (-1: not given); NULL without inputs */
     int ninputs;
 } Suggestion;
 

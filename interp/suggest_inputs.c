@@ -12,6 +12,13 @@
 
 #include "suggest_int.h"
 
+/* The given size of user input ui's dim d (the example's when not given). */
+static int64_t given(const Suggestion *s, int ui, int d)
+{
+    int64_t g = s->given ? s->given[ui * EP_MAX_DIMS + d] : -1;
+    return g >= 0 ? g : suggest_hint(s, ui, d);
+}
+
 /* The value of root k the inputs give (its first entry), or false. */
 static bool root_value(const Suggestion *s, int k, int64_t *out, int *from)
 {
@@ -20,7 +27,7 @@ static bool root_value(const Suggestion *s, int k, int64_t *out, int *from)
         int r = dm->root < 0 ? s->entries[e].dimref : dm->root;
         if (r != k)
             continue;
-        int64_t v = suggest_hint(s, s->entries[e].input, s->entries[e].dim);
+        int64_t v = given(s, s->entries[e].input, s->entries[e].dim);
         int64_t a = dm->root < 0 ? 1 : dm->a, c = dm->root < 0 ? 0 : dm->c;
         if ((v - c) % a != 0)
             continue;
@@ -144,14 +151,14 @@ void suggest_explain_inputs(const Interp *ip, Suggestion *s, const SuggestOption
             if (r != k)
                 continue;
             int64_t want = de->root < 0 ? at[k] : de->a * at[k] + de->c;
-            int64_t got = suggest_hint(s, s->entries[e].input, s->entries[e].dim);
+            int64_t got = given(s, s->entries[e].input, s->entries[e].dim);
             if (want != got) {
                 fits = false;
                 suggest_note(s, SN_INPUT, -1, NULL,
                              "%s.shape[%d] is %lld, but with %s.shape[%d] = %lld it must be %lld (see why)",
                              input_name(ip, s->entries[e].input), s->entries[e].dim, (long long)got,
                              input_name(ip, fe->input), fe->dim,
-                             (long long)suggest_hint(s, fe->input, fe->dim), (long long)want);
+                             (long long)given(s, fe->input, fe->dim), (long long)want);
             }
         }
         if (at[k] < dm->min || at[k] > dm->max) {

@@ -59,6 +59,11 @@ void suggest_print_python(const Interp *ip, const Suggestion *s, StrBuf *sb)
         sb_append(sb, "# no input size can be dynamic as the program stands (see below)\n");
         return;
     }
+    for (int i = 0; i < s->nnotes; i++)
+        if (s->notes[i].kind == SN_SOURCE_CHANGE) {
+            sb_append(sb, "# once the source changes below are made:\n");
+            break;
+        }
     sb_append(sb, "from torch.export import Dim\n");
     /* roots, then the multiples of hidden roots */
     for (int k = 0; k < s->ndims; k++) {

@@ -196,10 +196,16 @@ EpStatus suggest_propagate(const Interp *ip, const Suggestion *s, const int64_t 
     use->ep = interp_model(ip)->ep;
     use->cands = cands;
     use->ncands = ncands;
+    SymBindings hints; /* the roots at their examples: the branches a re-export takes */
+    sym_bindings_init(&hints);
+    for (int k = 0; k < s->ndims; k++)
+        if (s->dims[k].root < 0)
+            sym_bindings_set(&hints, s->dims[k].name, s->dims[k].example);
     ShapePropOptions po = {.inputs = ins, .ninputs = nins, .ranges = &rr, .lift = ncands ? suggest_lift : NULL,
-                           .lift_ctx = use};
+                           .lift_ctx = use, .hints = &hints};
     EpStatus st = shape_prop_run_opts(interp_model(ip)->ep, &po, out, err);
     sym_ranges_free(&rr);
+    sym_bindings_free(&hints);
     for (int i = 0; i < nins; i++)
         sym_shape_free(&ins[i].shape);
     free(ins);
@@ -510,9 +516,11 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
                       (long long)(rc->has_min ? rc->min : 0), rc->has_max ? "" : "inf");
         }
     }
-    if (ndecided || nexcused || nundecided)
-        check(s, true, "decided over the Dims' ranges: %d condition%s hold%s%s", ndecided, ndecided == 1 ? "" : "s",
-              ndecided == 1 ? "s" : "", nexcused ? " (those of the nodes the source changes remove not counted)" : "");
+    if (ndecided)
+        check(s, true, "decided over the Dims' ranges: %d condition%s hold%s", ndecided, ndecided == 1 ? "" : "s",
+              ndecided == 1 ? "s" : "");
+    if (nexcused)
+        check(s, true, "%d condition%s left to the source changes below", nexcused, nexcused == 1 ? "" : "s");
     /* points: every root at its k-th point together, and each alone */
     int64_t pts[EP_MAX_DIMS * 8][MAX_POINTS];
     int npts[EP_MAX_DIMS * 8] = {0};
