@@ -31,10 +31,11 @@ PrerunChecks *prerun_checks_new(const ExportedProgram *ep)
     pc->checks = ep_xcalloc((size_t)(sp->ncons ? sp->ncons : 1), sizeof *pc->checks);
     for (int i = 0; i < sp->ncons; i++) {
         const ShapeConstraint *c = &sp->cons[i];
-        /* EQUAL and SPECIALIZE restate the input guards, which binding has
-        ** checked already with their own messages; a node of an input
-        ** (-1) is the guards' too */
-        if ((c->kind != SC_BOUND && c->kind != SC_RELATION) || c->node < 0 || !c->cond)
+        /* an EQUAL or SPECIALIZE the input guards state holds once they
+        ** pass, so only those they do not state can fire here (a slice's
+        ** Min(s0, s1) == s0: x no longer than y, #150851); a node of an
+        ** input (-1) is the guards' */
+        if (c->node < 0 || !c->cond)
             continue;
         PrerunCheck *k = &pc->checks[pc->n];
         k->cond = sym_clone(c->cond);

@@ -380,9 +380,20 @@ char **pytree_arg_names(const ExportedProgram *ep, const UserInput *inputs, int 
         if (m->fqn[0] != '\0')
             continue;
         if (m->nforward_arg_names == n) {
-            for (int i = 0; i < n; i++)
-                if (strcmp(m->forward_arg_names[i], inputs[i].name) != 0)
-                    names[i] = ep_xstrdup(m->forward_arg_names[i]);
+            for (int i = 0; i < n; i++) {
+                const char *f = m->forward_arg_names[i];
+                char *end;
+                long pos = strncmp(f, "args_", 5) == 0 ? strtol(f + 5, &end, 10) : -1;
+                /* PyTorch names the items of `*args` args_0, args_1, ... and
+                ** its own messages call them *args[0] (#160674) */
+                if (pos >= 0 && f[5] >= '0' && f[5] <= '9' && *end == '\0') {
+                    char buf[48];
+                    snprintf(buf, sizeof buf, "*args[%ld]", pos);
+                    names[i] = ep_xstrdup(buf);
+                } else if (strcmp(f, inputs[i].name) != 0) {
+                    names[i] = ep_xstrdup(f);
+                }
+            }
             return names;
         }
         if (!in_spec)

@@ -187,6 +187,21 @@ static int truth_at(const Solver *so, const SymExpr *cond, int k, int64_t x)
     return out.kind == SYMV_INT ? out.i != 0 : -1;
 }
 
+/* Is e, with every var at its hint, the value want?  1, 0, -1 (cannot tell). */
+static int truth_at_value(const Solver *so, const SymExpr *e, int64_t want)
+{
+    SymBindings b;
+    sym_bindings_init(&b);
+    hint_bindings(so, &b);
+    SymValue out;
+    const char *unb = NULL;
+    SymStatus st = sym_eval(e, &b, &out, &unb);
+    sym_bindings_free(&b);
+    if (st != SYM_OK || out.kind != SYMV_INT)
+        return -1;
+    return out.i == want;
+}
+
 static void set_val(Var *v, SymExpr *val, int node, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 static void set_val(Var *v, SymExpr *val, int node, const char *fmt, ...)
@@ -252,12 +267,16 @@ static SymExpr *solve_symbolic(const Solver *so, const SymExpr *cond, int k)
     SymExpr *d = difference(cond);
     if (!d)
         return NULL;
-    SymExpr *d0 = at(d, x, 0), *d1 = at(d, x, 1), *d2 = at(d, x, 2);
+    /* linear in x: equal steps at 0, 1, 2 and across to 37 (a Mod or a
+    ** floor can look linear over a few points) */
+    SymExpr *d0 = at(d, x, 0), *d1 = at(d, x, 1), *d2 = at(d, x, 2), *d37 = at(d, x, 37);
     SymExpr *sol = NULL;
     SymExpr *a1 = d0 && d1 ? sym_binop(SYM_OP_SUB, d1, d0) : NULL, *a2 = d1 && d2 ? sym_binop(SYM_OP_SUB, d2, d1) : NULL;
-    SymExpr *c1 = a1 ? sym_canon(a1) : NULL, *c2 = a2 ? sym_canon(a2) : NULL;
-    int64_t a, b;
-    if (c1 && c2 && sym_as_int(c1, &a) && sym_as_int(c2, &b) && a == b && a != 0) {
+    SymExpr *a37 = d0 && d37 ? sym_binop(SYM_OP_SUB, d37, d0) : NULL;
+    SymExpr *c1 = a1 ? sym_canon(a1) : NULL, *c2 = a2 ? sym_canon(a2) : NULL, *c37 = a37 ? sym_canon(a37) : NULL;
+    int64_t a, b, a_37;
+    if (c1 && c2 && c37 && sym_as_int(c1, &a) && sym_as_int(c2, &b) && sym_as_int(c37, &a_37) && a == b &&
+        a_37 == 37 * a && a != 0) {
         SymExpr *neg = sym_const(-1), *ka = sym_const(a);
         SymExpr *minus = sym_binop(SYM_OP_MUL, d0, neg);
         SymExpr *q = a == 1 ? sym_clone(minus) : a == -1 ? sym_clone(d0) : sym_binop(SYM_OP_FLOORDIV, minus, ka);
@@ -270,6 +289,12 @@ static SymExpr *solve_symbolic(const Solver *so, const SymExpr *cond, int k)
         sym_free(neg), sym_free(ka), sym_free(minus), sym_free(q), sym_free(qc), sym_free(back), sym_free(bc);
     }
     sym_free(d), sym_free(d0), sym_free(d1), sym_free(d2), sym_free(a1), sym_free(a2), sym_free(c1), sym_free(c2);
+    sym_free(d37), sym_free(a37), sym_free(c37);
+    /* the solution must give the var its traced size */
+    if (sol && truth_at_value(so, sol, so->v[k].hint) != 1) {
+        sym_free(sol);
+        sol = NULL;
+    }
     return sol;
 }
 
@@ -301,6 +326,27 @@ static bool nearest_solution(const Solver *so, const SymExpr *cond, int k, int r
     return found;
 }
 
+/* How many values of var k near y satisfy cond with root r at x (others
+** at their hints): a relation has as many at every x (one for an
+** equality, two for the parities of a CeilDiv); an inequality's count
+** grows with x (Min(x, y) == x holds for every y >= x). */
+static int count_solutions(const Solver *so, const SymExpr *cond, int k, int r, int64_t x, int64_t y)
+{
+    SymBindings b;
+    sym_bindings_init(&b);
+    hint_bindings(so, &b);
+    sym_bindings_set(&b, so->v[r].name, x);
+    int n = 0;
+    for (int64_t t = y - 100 < 0 ? 0 : y - 100; t <= y + 100; t++) {
+        sym_bindings_set(&b, so->v[k].name, t);
+        SymValue v;
+        const char *unb;
+        n += sym_eval(cond, &b, &v, &unb) == SYM_OK && v.kind == SYMV_BOOL && v.b;
+    }
+    sym_bindings_free(&b);
+    return n;
+}
+
 /* Fit var k = a*r + c (a >= 1) through the solutions of cond at r's hint
 ** and at r's hint plus a period, then check it (sym_decide, else points). */
 static SymExpr *solve_fit(const Solver *so, const SymExpr *cond, int k, int r)
@@ -309,6 +355,12 @@ static SymExpr *solve_fit(const Solver *so, const SymExpr *cond, int k, int r)
     if (truth_at(so, cond, -1, 0) == 1)
         y0 = so->v[k].hint;
     else if (!nearest_solution(so, cond, k, r, h, so->v[k].hint, 1, &y0))
+        return NULL;
+    /* an equation that leaves k free over a long stretch (Min(x, y) == x
+    ** holds for every y >= x) relates nothing: a few solutions (the two
+    ** parities of a CeilDiv) are a relation, a ray is not */
+    int n0 = count_solutions(so, cond, k, r, h, y0);
+    if (n0 > 64 || n0 != count_solutions(so, cond, k, r, h + 64, y0 + 64))
         return NULL;
     for (int64_t period = 1; period <= 64; period *= 2) {
         int64_t y1;
@@ -770,6 +822,15 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
             } else if (rq || (!sd->is_expr && sd->value != g)) {
                 unique_name(so, rq && rq->dim_name ? rq->dim_name : auto_name, name, sizeof name);
                 Var *v = add_var(so, name, VK_ASKED, ui, d, h);
+                if (h <= 1) {
+                    /* the Dim must take the example itself */
+                    v->lo = h;
+                    suggest_note(s, SN_WHY, -1, NULL,
+                                 "the example has %s.shape[%d] = %lld, which torch.export (2.11 and before) "
+                                 "specializes (the 0/1 rule), so its own suggested fix is `%s = %lld`, giving the "
+                                 "dynamism up: export with an example of %s.shape[%d] >= 2",
+                                 user_input_name(u), d, (long long)h, v->name, (long long)h, user_input_name(u), d);
+                }
                 if (!rq)
                     suggest_note(s, SN_STATIC, -1, NULL,
                                  "%s.shape[%d] is %lld in the given input but %lld in the program: made it dynamic",
@@ -923,6 +984,8 @@ static SymExpr *rename_syms(const Solver *so, const SymExpr *e)
     return cur;
 }
 
+static char *python_of(const Solver *so, const SymExpr *e);
+
 /* Step 5/6: conditions that are not equalities, and equalities left. */
 static void bounds_and_rest(Solver *so)
 {
@@ -972,7 +1035,26 @@ static void bounds_and_rest(Solver *so)
                 sym_ranges_set(&r, so->v[idx[j]].name, so->v[idx[j]].lo, so->v[idx[j]].hi);
             SymTruth t = sym_decide(e, &r);
             sym_ranges_free(&r);
-            if (t != SYM_TRUE) {
+            /* an equation that holds on a ray (x == Min(x, y) is x <= y) is
+            ** an inequality too */
+            bool ray = n == 2 && is_equation(e) &&
+                       count_solutions(so, e, idx[1], idx[0], so->v[idx[0]].hint, so->v[idx[1]].hint) > 64;
+            if (t != SYM_TRUE && (!is_equation(e) || ray)) {
+                /* an inequality between Dims: torch.export keeps it as a
+                ** guard, and inputs that break it are refused; no Dim states it */
+                char *py = python_of(so, e), *txt = sym_to_string(e);
+                bool minmax = txt && (strstr(txt, "Min(") || strstr(txt, "Max("));
+                suggest_note(so->s, SN_SOURCE_CHANGE, c->node, NULL,
+                             "%s needs %s, a relation between sizes that no Dim states: the graph was traced "
+                             "for it only, and torch.export guards on it (inputs that break it are refused). To "
+                             "take every size, make the code hold both ways%s",
+                             where, py ? py : "?",
+                             minmax ? " (torch.sym_max / torch.sym_min instead of Python's max / min, which "
+                                      "trace one branch)"
+                                    : "");
+                free(py);
+                free(txt);
+            } else if (t != SYM_TRUE) {
                 int last = idx[n - 1];
                 char *txt = sym_to_string(e);
                 set_val(&so->v[last], sym_const(so->v[last].hint), c->node, "%s needs %s, which no Dims state",
@@ -1313,6 +1395,13 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
             s->partial = true;
     }
 
+    if (getenv("EPDBG_SUGGEST_DEBUG")) /* the conditions as collected */
+        for (int i = 0; i < so.nc; i++) {
+            char *t = sym_to_string(so.c[i].e);
+            fprintf(stderr, "cond %d [%s] node %d: %s (%s)\n", i, shape_constraint_kind_name(so.c[i].kind),
+                    so.c[i].node, t ? t : "?", so.c[i].why);
+            free(t);
+        }
     equalities_pass(&so, false);
     equalities_pass(&so, true);
     pin_followers(&so);

@@ -41,16 +41,34 @@ static bool dim_used(const Suggestion *s, int k)
     return false;
 }
 
-/* Are all inputs Python names (a dict by name), or positional (a tuple)? */
+/* Are all inputs Python names or items of *args (a dict by name), or
+** some positional only (a tuple)? */
 static bool named_inputs(const Interp *ip)
 {
     for (int i = 0; i < interp_num_user_inputs(ip); i++) {
         const char *n = user_input_name(interp_user_input(ip, i));
+        if (strncmp(n, "*args[", 6) == 0)
+            continue;
         for (const char *p = n; *p; p++)
             if (!((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') || (*p >= '0' && *p <= '9') || *p == '_'))
                 return false;
     }
     return true;
+}
+
+/* The `{0: batch}` (or None) of user input ui into sb. */
+static void input_spec(const Suggestion *s, int ui, StrBuf *sb)
+{
+    bool any = false;
+    for (int e = 0; e < s->nentries; e++) {
+        if (s->entries[e].input != ui)
+            continue;
+        char d[160];
+        dim_python(s, s->entries[e].dimref, d, sizeof d);
+        sb_printf(sb, "%s%d: %s", any ? ", " : "{", s->entries[e].dim, d);
+        any = true;
+    }
+    sb_append(sb, any ? "}" : "None");
 }
 
 void suggest_print_python(const Interp *ip, const Suggestion *s, StrBuf *sb)
@@ -86,22 +104,32 @@ void suggest_print_python(const Interp *ip, const Suggestion *s, StrBuf *sb)
     bool by_name = named_inputs(ip);
     sb_append(sb, by_name ? "dynamic_shapes = {" : "dynamic_shapes = (");
     int n = interp_num_user_inputs(ip);
+    bool args_open = false, first = true;
+    int nvar = 0; /* items of *args so far: a 1-tuple needs its comma */
     for (int ui = 0; ui < n; ui++) {
-        if (ui)
-            sb_append(sb, ", ");
-        if (by_name)
-            sb_printf(sb, "\"%s\": ", user_input_name(interp_user_input(ip, ui)));
-        bool any = false;
-        for (int e = 0; e < s->nentries; e++) {
-            if (s->entries[e].input != ui)
-                continue;
-            char d[160];
-            dim_python(s, s->entries[e].dimref, d, sizeof d);
-            sb_printf(sb, "%s%d: %s", any ? ", " : "{", s->entries[e].dim, d);
-            any = true;
+        const char *name = user_input_name(interp_user_input(ip, ui));
+        bool vararg = by_name && strncmp(name, "*args[", 6) == 0;
+        if (args_open && !vararg) {
+            sb_append(sb, nvar == 1 ? ",)" : ")");
+            args_open = false;
         }
-        sb_append(sb, any ? "}" : "None");
+        nvar = vararg ? nvar + 1 : 0;
+        if (!args_open || !vararg)
+            sb_append(sb, first ? "" : ", ");
+        first = false;
+        if (vararg && !args_open) {
+            /* the items of *args go in one tuple under "args" */
+            sb_append(sb, "\"args\": (");
+            args_open = true;
+        } else if (vararg) {
+            sb_append(sb, ", ");
+        } else if (by_name) {
+            sb_printf(sb, "\"%s\": ", name);
+        }
+        input_spec(s, ui, sb);
     }
+    if (args_open)
+        sb_append(sb, nvar == 1 ? ",)" : ")");
     if (!by_name && n == 1)
         sb_append(sb, ",");
     sb_append(sb, by_name ? "}\n" : ")\n");

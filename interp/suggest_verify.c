@@ -404,7 +404,9 @@ static bool run_point(const Interp *ip, Suggestion *s, const SuggestOptions *opt
             bool on_data = false;
             for (int i = 0; i < s->nnotes; i++)
                 on_data |= s->notes[i].kind == SN_CHECK && s->notes[i].node == interp_pc(run);
-            if (on_data) {
+            if (suggest_node_excused(s, interp_pc(run))) {
+                check(s, true, "at %s the program stops at the node the source change below addresses", pt);
+            } else if (on_data) {
                 check(s, true, "at %s the program's check on data fails for the example's data (a torch._check "
                       "below): not a shape problem", pt);
             } else {
