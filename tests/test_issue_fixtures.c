@@ -60,12 +60,9 @@ static const struct {
     {"view_multiple", 2, {"x", "y"}, "x=[5*s0] y=[s0]", "s0:[1, 8] 5*s0:[5, 40]", "",
      {"[5, 4]", {0, 19}, {-100, -381}}, {"[5, 4]", {0, 19}, {-100, -381}}},
     /* [1, 2] + [10, 20, 30] */
-    /* the other ordering (#150851): zeros(y.shape[0]) is too short for x; refused before running, naming
-    ** both sizes and the node that needs x.shape[0] <= y.shape[0] */
-    {"max_dims", 2, {{"x", DT_F32, 1, {3}}, {"y", DT_F32, 1, {2}}}, 3,
-     "input x.shape[0] is 3, y.shape[0] is 2: they pass the program's guards (s0 in [2, inf], s1 in [2, inf]) but "
-     "node 4 'add' (aten.add.Tensor) at issue_max_dims.py:12",
-     NULL},
+    {"max_dims", 2, {"x", "y"}, "x=[s0] y=[s1]", "s0:[2, oo] s1:[2, oo]", "", {"[3]", {0, -1}, {11, 30}},
+     {"[3]", {0, -1}, {11, 30}}},
+    /* relu([x0 - 1, x1 + x2 - 1]) of rows 0 1 2 (static) and 0 1 2, 3 4 5 */
     {"gives_up", 1, {"x"}, "x=[s0, 3]", "s0:[1, 10]", "", {"[1, 2]", {0, -1}, {0, 2}}, {"[2, 2]", {0, -1}, {0, 8}}},
     /* args[0] = 0..11, args[1] = 100 */
     {"args", 2, {"args_0", "args_1"}, "args_0=[s0, 3] args_1=[s0, 3]", "s0:[2, 64]", "",
@@ -128,9 +125,12 @@ static const struct {
     ** the archive) refuses it; every node works (#181097) */
     {"view_multiple", 2, {{"x", DT_F32, 1, {5}}, {"y", DT_F32, 1, {1}}}, 0, "out0 sub: float32[5, 1]", NULL},
     /* the other ordering (#150851): zeros(y.shape[0]) is too short for x */
-    {"max_dims", 2, {{"x", DT_F32, 1, {3}}, {"y", DT_F32, 1, {2}}}, 4, "node 4 'add' (aten.add.Tensor) at issue_max_dims.py:12",
-     "wanted: refused before running (exit 3) naming x.shape[0] = 3 > y.shape[0] = 2, which the slice at "
-     "issue_max_dims.py:12 needs (s0 <= s1); today the run stops in node 'add' (exit 4)"},
+    /* the other ordering (#150851): zeros(y.shape[0]) is too short for x; refused before running, naming
+    ** both sizes and the node that needs x.shape[0] <= y.shape[0] */
+    {"max_dims", 2, {{"x", DT_F32, 1, {3}}, {"y", DT_F32, 1, {2}}}, 3,
+     "input x.shape[0] is 3, y.shape[0] is 2: they pass the program's guards (s0 in [2, inf], s1 in [2, inf]) but "
+     "node 4 'add' (aten.add.Tensor) at issue_max_dims.py:12",
+     NULL},
     {"gives_up", 1, {{"x", DT_F32, 2, {11, 3}}}, 3, "x.shape[0]", NULL},
     /* the input named as PyTorch names it since #160674, not args_0 or <unknown location> */
     {"args", 2, {{"args_0", DT_F32, 2, {4, 5}}, {"args_1", DT_F32, 2, {4, 3}}}, 3, "input *args[0].shape[1] is 5",
