@@ -757,6 +757,18 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
 {
     const Interp *ip = so->ip;
     Suggestion *s = so->s;
+    /* a program exported static, with no size named: try every size */
+    bool any_symbolic = false;
+    for (int ui = 0; ui < s->ninputs; ui++) {
+        const TensorMeta *m = interp_user_input(ip, ui)->meta;
+        for (int d = 0; m && d < m->ndim; d++)
+            any_symbolic |= m->sizes[d].is_expr;
+    }
+    bool try_all = so->opt->ndynamic == 0 && !any_symbolic;
+    if (try_all)
+        suggest_note(s, SN_WHY, -1, NULL,
+                     "the program was exported with static shapes and no --dynamic NAME:DIM names a size, so every "
+                     "size of 2 or more was tried");
     for (int ui = 0; ui < s->ninputs; ui++) {
         const UserInput *u = interp_user_input(ip, ui);
         const TensorMeta *m = u->meta;
@@ -838,7 +850,7 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
                 dim = sym_symbol(v->name);
             } else if (h >= 2) {
                 unique_name(so, auto_name, name, sizeof name);
-                Var *v = add_var(so, name, VK_FOLLOW, ui, d, h);
+                Var *v = add_var(so, name, try_all ? VK_ASKED : VK_FOLLOW, ui, d, h);
                 dim = sym_symbol(v->name);
             } else {
                 dim = sym_const(h); /* 0 and 1 are specialized by torch.export */
