@@ -7,6 +7,7 @@
 ** reference corpus), counting the nodes checked.
 */
 #include <check.h>
+#include <glob.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -212,8 +213,9 @@ static bool same_dim(const SymExpr *a, const SymExpr *b, const SymRanges *r)
 }
 
 typedef struct Tally {
-    int checked, rule_nodes, mismatches;
+    int checked, rule_nodes, mismatches, recorded_nodes;
     char first[512];
+    char fallback[2048]; /* the distinct SR_RECORDED ops met, for the log */
 } Tally;
 
 /* Compare every rule-derived tensor output of path's program with the
@@ -238,8 +240,14 @@ static void check_archive(const char *path, Tally *t)
                 snprintf(t->first, sizeof t->first, "%s node %s: %s", path, n->name, sp->nodes[i].note);
             continue;
         }
-        if (sp->nodes[i].status != SN_RULE)
+        if (sp->nodes[i].status != SN_RULE) {
+            t->recorded_nodes++;
+            if (n->op && !strstr(t->fallback, n->op->target) &&
+                strlen(t->fallback) + strlen(n->op->target) + 2 < sizeof t->fallback)
+                snprintf(t->fallback + strlen(t->fallback), sizeof t->fallback - strlen(t->fallback), " %s",
+                         n->op->target);
             continue;
+        }
         t->rule_nodes++;
         for (int k = 0; k < n->noutputs; k++) {
             const Arg *o = &n->outputs[k];
@@ -272,16 +280,28 @@ static void check_archive(const char *path, Tally *t)
     model_free(m);
 }
 
+/* Fixtures whose recorded shapes the propagation does not reproduce for
+** reasons outside the rules (left to shape_prop): dyn_pad32_dynamic records
+** s0 - Mod(s0, 32) + 32, true only under its guard Ne(Mod(s0, 32), 0),
+** which the propagation's ranges do not carry; symint_input records the
+** SymInt input n as its example value 5. */
+static bool known_apart(const char *path)
+{
+    return strstr(path, "/dyn_pad32_dynamic.pt2") || strstr(path, "/symint_input.pt2");
+}
+
 START_TEST(test_recorded_shapes_reproduced)
 {
     Tally t = {0};
-    static const char *const fixtures[] = {"build/fixtures/dynamic.pt2", "build/fixtures/guard_derived.pt2",
-                                           "build/fixtures/guard_mod.pt2", "build/fixtures/guard_item.pt2",
-                                           "build/fixtures/many_symbols.pt2", "build/fixtures/symint_range.pt2",
-                                           "build/fixtures/multi.pt2",
-                                           "build/fixtures/v5_linear.pt2", "build/fixtures/training_bn.pt2"};
-    for (size_t i = 0; i < sizeof fixtures / sizeof fixtures[0]; i++)
-        check_archive(fixtures[i], &t);
+    /* every generated fixture (those that are not exported programs are
+    ** skipped by check_archive), then the reference corpus */
+    glob_t gl;
+    if (glob("build/fixtures/*.pt2", 0, NULL, &gl) == 0) {
+        for (size_t i = 0; i < gl.gl_pathc; i++)
+            if (!known_apart(gl.gl_pathv[i]))
+                check_archive(gl.gl_pathv[i], &t);
+        globfree(&gl);
+    }
     char *const *stems;
     int n = test_corpus_archives(&stems);
     for (int i = 0; i < n; i++) {
@@ -290,8 +310,9 @@ START_TEST(test_recorded_shapes_reproduced)
             check_archive(p, &t);
         free(p);
     }
-    printf("shape rules: %d outputs of %d rule-run nodes checked against the recorded shapes, %d mismatches\n",
-           t.checked, t.rule_nodes, t.mismatches);
+    printf("shape rules: %d outputs of %d rule-run nodes checked against the recorded shapes, %d mismatches; "
+           "%d nodes took recorded shapes (%s)\n",
+           t.checked, t.rule_nodes, t.mismatches, t.recorded_nodes, t.fallback);
     ck_assert_msg(t.checked > 0, "nothing checked");
     ck_assert_msg(t.mismatches == 0, "%d mismatches; first: %s", t.mismatches, t.first);
 }
