@@ -492,8 +492,8 @@ SR_FN(sr_einsum)
 {
     (void)op;
     const SymArg *eq = &args[0];
-    const SymShape *ts[64];
-    int n = sr_list_tensors(&args[1], ts, 64, false);
+    const SymShape *ts[256]; /* einsum takes many operands: a fixture has 70 */
+    int n = sr_list_tensors(&args[1], ts, 256, false);
     if (eq->kind != SV_LIT || eq->lit.kind != V_STR || n < 0)
         return sr_recorded(cx, "arguments not understood");
     const char *e = eq->lit.s, *arrow = strstr(e, "->");
