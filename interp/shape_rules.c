@@ -291,6 +291,40 @@ SymExpr *sr_numel(const SymShape *s, int from, int to)
     return p;
 }
 
+SymExpr *sr_op(SymOp op, SymExpr *a, SymExpr *b)
+{
+    SymExpr *r = a && b ? sym_binop(op, a, b) : NULL;
+    sym_free(a);
+    sym_free(b);
+    return r;
+}
+
+SymExpr *sr_opc(SymOp op, SymExpr *a, int64_t c)
+{
+    return sr_op(op, a, sym_const(c));
+}
+
+bool sr_shape_list(ShapeCtx *cx, const SymArg *l, SymShape *s)
+{
+    s->ndim = 0;
+    if (!l || l->kind != SV_LIST || l->n > EP_MAX_DIMS)
+        return false;
+    for (int i = 0; i < l->n; i++) {
+        if (l->items[i].kind != SV_INT) {
+            sym_shape_free(s);
+            return false;
+        }
+        s->dims[i] = sym_clone(l->items[i].e);
+        s->ndim = i + 1;
+        if (!s->dims[i]) {
+            sym_shape_free(s);
+            sr_fail(cx, "out of memory");
+            return false;
+        }
+    }
+    return true;
+}
+
 bool sr_broadcast(ShapeCtx *cx, const SymShape *a, const SymShape *b, SymShape *out)
 {
     int n = a->ndim > b->ndim ? a->ndim : b->ndim;
@@ -350,8 +384,7 @@ const SymArg *sr_arg(const OpDef *op, const SymArg *args, const char *name)
     return i < 0 ? NULL : &args[i];
 }
 
-/* Give every Tensor return the shape s (copied); Tensor[] returns fall back. */
-static ShapeRuleResult set_tensor_rets(ShapeCtx *cx, const OpDef *op, const SymShape *s, SymArg *outs)
+ShapeRuleResult sr_set_tensor_rets(ShapeCtx *cx, const OpDef *op, const SymShape *s, SymArg *outs)
 {
     for (int k = 0; k < op->schema->nrets; k++) {
         if (op->schema->rets[k].type != ST_TENSOR)
@@ -364,13 +397,29 @@ static ShapeRuleResult set_tensor_rets(ShapeCtx *cx, const OpDef *op, const SymS
     return SRR_OK;
 }
 
+ShapeRuleResult sr_set_tensor_list(ShapeCtx *cx, SymShape *shapes, int n, SymArg *out)
+{
+    out->kind = SV_LIST;
+    out->items = calloc((size_t)(n ? n : 1), sizeof *out->items);
+    bool ok = out->items != NULL;
+    for (int j = 0; ok && j < n; j++) {
+        SymShape c;
+        ok = sym_shape_copy(&shapes[j], &c);
+        if (ok) {
+            sr_set_tensor(&out->items[j], &c);
+            out->n = j + 1;
+        }
+    }
+    return ok ? SRR_OK : sr_fail(cx, "out of memory");
+}
+
 /* ---- elementwise and reductions ------------------------------------------ */
 
 SR_FN(sr_same)
 {
     if (op->schema->nargs < 1 || args[0].kind != SV_TENSOR)
         return sr_recorded(cx, "first argument is not a tensor");
-    return set_tensor_rets(cx, op, &args[0].shape, outs);
+    return sr_set_tensor_rets(cx, op, &args[0].shape, outs);
 }
 
 SR_FN(sr_broadcast_rule)
@@ -386,7 +435,7 @@ SR_FN(sr_broadcast_rule)
             return SRR_FAIL;
         acc = next;
     }
-    ShapeRuleResult r = set_tensor_rets(cx, op, &acc, outs);
+    ShapeRuleResult r = sr_set_tensor_rets(cx, op, &acc, outs);
     sym_shape_free(&acc);
     return r;
 }
@@ -433,7 +482,7 @@ SR_FN(sr_reduce)
             continue;
         s.dims[s.ndim++] = drop[i] ? sym_const(1) : sym_clone(self->shape.dims[i]);
     }
-    ShapeRuleResult r = set_tensor_rets(cx, op, &s, outs);
+    ShapeRuleResult r = sr_set_tensor_rets(cx, op, &s, outs);
     sym_shape_free(&s);
     return r;
 }
@@ -458,7 +507,7 @@ SR_FN(sr_topk)
         sym_free(s.dims[k]);
         s.dims[k] = sym_clone(args[1].e);
     }
-    ShapeRuleResult r = set_tensor_rets(cx, op, &s, outs);
+    ShapeRuleResult r = sr_set_tensor_rets(cx, op, &s, outs);
     sym_shape_free(&s);
     return r;
 }
@@ -537,8 +586,7 @@ SR_FN(sr_sym_size)
     return SRR_OK;
 }
 
-/* A fresh data-dependent size: the name the archive gave it, else u<N>. */
-static SymExpr *fresh_unbacked(ShapeCtx *cx, int k)
+SymExpr *sr_fresh_unbacked(ShapeCtx *cx, int k)
 {
     char name[32];
     const char *hint = k < 8 ? cx->unbacked_hint[k] : NULL;
@@ -551,7 +599,7 @@ static SymExpr *fresh_unbacked(ShapeCtx *cx, int k)
 
 SR_FN(sr_unbacked)
 {
-    SymExpr *u = fresh_unbacked(cx, 0);
+    SymExpr *u = sr_fresh_unbacked(cx, 0);
     if (!u)
         return sr_fail(cx, "out of memory");
     if (op->id == OP_ITEM || op->id == OP_LOCAL_SCALAR_DENSE) {
@@ -631,34 +679,14 @@ SR_FN(sr_effect)
 
 /* ---- factories ---------------------------------------------------------------- */
 
-/* A shape from an int[] / SymInt[] argument. */
-static bool shape_from_list(ShapeCtx *cx, const SymArg *l, SymShape *s)
-{
-    s->ndim = 0;
-    if (!l || l->kind != SV_LIST || l->n > EP_MAX_DIMS)
-        return false;
-    for (int i = 0; i < l->n; i++) {
-        if (l->items[i].kind != SV_INT) {
-            sym_shape_free(s);
-            return false;
-        }
-        s->dims[i] = sym_clone(l->items[i].e);
-        s->ndim = i + 1;
-        if (!s->dims[i]) {
-            sym_shape_free(s);
-            sr_fail(cx, "out of memory");
-            return false;
-        }
-    }
-    return true;
-}
-
 SR_FN(sr_factory)
 {
     SymShape s;
-    if (!shape_from_list(cx, sr_arg(op, args, "size"), &s))
-        return sr_recorded(cx, "size is not a list of integers");
-    ShapeRuleResult r = set_tensor_rets(cx, op, &s, outs);
+    /* size of the factories and as_strided; input_sizes of the backward ops */
+    const SymArg *size = sr_arg(op, args, "size");
+    if (!sr_shape_list(cx, size ? size : sr_arg(op, args, "input_sizes"), &s))
+        return cx->err[0] ? SRR_FAIL : sr_recorded(cx, "size is not a list of integers");
+    ShapeRuleResult r = sr_set_tensor_rets(cx, op, &s, outs);
     sym_shape_free(&s);
     return r;
 }
@@ -702,16 +730,30 @@ SR_FN(sr_scalar)
 {
     SymShape s = {0};
     (void)args;
-    return set_tensor_rets(cx, op, &s, outs);
+    return sr_set_tensor_rets(cx, op, &s, outs);
 }
 
 /* ---- the table --------------------------------------------------------------- */
 
+/* Why the ops left on SR_RECORDED have no rule: what they return is not
+** a function of the argument sizes the rules see. */
+static const struct {
+    OpId id;
+    const char *why;
+} NO_RULE[] = {
+    {OP_SYM_STRIDE_INT, "strides depend on the memory layout, which the shape rules do not track"},
+    {OP_SYM_STORAGE_OFFSET, "the storage offset depends on how the tensor was viewed, which is not tracked"},
+    {OP_SYM_IS_CONTIGUOUS, "contiguity depends on the memory layout, which the shape rules do not track"},
+    {OP_TENSOR_SPLIT_TENSOR, "the number of pieces is the values of a tensor argument"},
+};
+
 static ShapeRuleResult sr_none(ShapeCtx *cx, const OpDef *op, const SymArg *args, SymArg *outs)
 {
-    (void)op;
     (void)args;
     (void)outs;
+    for (size_t i = 0; i < sizeof NO_RULE / sizeof NO_RULE[0]; i++)
+        if (NO_RULE[i].id == op->id)
+            return sr_recorded(cx, "no shape rule: %s", NO_RULE[i].why);
     return sr_recorded(cx, "no shape rule for this operator");
 }
 
@@ -760,6 +802,46 @@ static const struct {
     [SR_ASSERT] = {"assert", sr_assert},
     [SR_CONSTRAIN] = {"constrain", sr_constrain},
     [SR_EFFECT] = {"effect", sr_effect},
+    [SR_SIZED] = {"sized", sr_sized},
+    [SR_TRI_INDICES] = {"tri_indices", sr_tri_indices},
+    [SR_MULTINOMIAL] = {"multinomial", sr_multinomial},
+    [SR_INDEX] = {"index", sr_index},
+    [SR_TAKE] = {"take", sr_take},
+    [SR_TAKE_ALONG] = {"take_along", sr_take_along},
+    [SR_NONZERO_STATIC] = {"nonzero_static", sr_nonzero_static},
+    [SR_ONE_HOT] = {"one_hot", sr_one_hot},
+    [SR_SEARCHSORTED] = {"searchsorted", sr_searchsorted},
+    [SR_UNIQUE] = {"unique", sr_unique},
+    [SR_REPEAT_INTERLEAVE] = {"repeat_interleave", sr_repeat_interleave},
+    [SR_EMBEDDING_BAG] = {"embedding_bag", sr_embedding_bag},
+    [SR_VECMAT] = {"vecmat", sr_vecmat},
+    [SR_TENSORDOT] = {"tensordot", sr_tensordot},
+    [SR_EINSUM] = {"einsum", sr_einsum},
+    [SR_CONV_TRANSPOSE] = {"conv_transpose", sr_conv_transpose},
+    [SR_ADAPTIVE_POOL] = {"adaptive_pool", sr_adaptive_pool},
+    [SR_UPSAMPLE] = {"upsample", sr_upsample},
+    [SR_PIXEL_SHUFFLE] = {"pixel_shuffle", sr_pixel_shuffle},
+    [SR_GRID_SAMPLER] = {"grid_sampler", sr_grid_sampler},
+    [SR_IM2COL] = {"im2col", sr_im2col},
+    [SR_COL2IM] = {"col2im", sr_col2im},
+    [SR_BATCH_NORM] = {"batch_norm", sr_batch_norm},
+    [SR_LAYER_NORM] = {"layer_norm", sr_layer_norm},
+    [SR_GROUP_NORM] = {"group_norm", sr_group_norm},
+    [SR_SDPA] = {"sdpa", sr_sdpa},
+    [SR_DISTANCE] = {"distance", sr_distance},
+    [SR_QPARAMS] = {"qparams", sr_qparams},
+    [SR_RAVEL] = {"ravel", sr_ravel},
+    [SR_ATLEAST] = {"atleast", sr_atleast},
+    [SR_BROADCAST_TENSORS] = {"broadcast_tensors", sr_broadcast_tensors},
+    [SR_DIAGONAL] = {"diagonal", sr_diagonal},
+    [SR_DIAG_EMBED] = {"diag_embed", sr_diag_embed},
+    [SR_UNFOLD] = {"unfold", sr_unfold},
+    [SR_CHUNK] = {"chunk", sr_chunk},
+    [SR_MESHGRID] = {"meshgrid", sr_meshgrid},
+    [SR_STACK_VARIANT] = {"stack_variant", sr_stack_variant},
+    [SR_ROT90] = {"rot90", sr_rot90},
+    [SR_BLOCK_DIAG] = {"block_diag", sr_block_diag},
+    [SR_GLU] = {"glu", sr_glu},
 };
 
 const char *shape_rule_name(ShapeRule r)

@@ -51,6 +51,31 @@ void sr_set_tensor(SymArg *out, SymShape *s);
 ** -- when one of its dims is NULL (an expression constructor ran out of
 ** memory). */
 ShapeRuleResult sr_output_shape(ShapeCtx *cx, SymShape *s, SymArg *out);
+/* a OP b, taking (freeing) both; NULL when either is NULL or out of
+** memory, so chains need one check at the end. */
+SymExpr *sr_op(SymOp op, SymExpr *a, SymExpr *b);
+SymExpr *sr_opc(SymOp op, SymExpr *a, int64_t c);
+/* A shape from an int[] / SymInt[] argument; false when it is not one
+** (or, with cx->err set, out of memory). */
+bool sr_shape_list(ShapeCtx *cx, const SymArg *l, SymShape *s);
+/* Give every Tensor return the shape s (copied); Tensor[] returns fall back. */
+ShapeRuleResult sr_set_tensor_rets(ShapeCtx *cx, const OpDef *op, const SymShape *s, SymArg *outs);
+/* A fresh data-dependent size: the name the archive gave the node's k-th
+** one, else u<N>. */
+SymExpr *sr_fresh_unbacked(ShapeCtx *cx, int k);
+/* start or end of a slice into [0, size], clamped as PyTorch's sym slice
+** does (a negative literal counts from the end). */
+SymExpr *sr_slice_bound(ShapeCtx *cx, const SymExpr *v, const SymExpr *size);
+/* The tensors of a Tensor[] argument into out (at most max), skipping the
+** legacy 1-d empty ones when skip_empty; -1 when l is not a list of tensors. */
+int sr_list_tensors(const SymArg *l, const SymShape **out, int max, bool skip_empty);
+/* Element i of a per-spatial-dim int list (one value serves all; none or
+** an empty list gives dflt). */
+bool sr_nth(const SymArg *l, int i, const SymExpr *dflt, const SymExpr **out);
+/* A sliding window's count: (in + 2*pad - dil*(k - 1) - 1) // stride + 1. */
+SymExpr *sr_window_out(const SymExpr *in, const SymExpr *k, const SymExpr *st, const SymExpr *pad, const SymExpr *dil);
+/* A list of SymArg tensors (n of them, each shape copied) into out. */
+ShapeRuleResult sr_set_tensor_list(ShapeCtx *cx, SymShape *shapes, int n, SymArg *out);
 /* Argument i by schema name; NULL when the schema has none. */
 const SymArg *sr_arg(const OpDef *op, const SymArg *args, const char *name);
 
@@ -97,5 +122,49 @@ SR_FN(sr_pool);
 SR_FN(sr_index_select);
 SR_FN(sr_gather);
 SR_FN(sr_embedding);
+SR_FN(sr_vecmat);
+SR_FN(sr_tensordot);
+SR_FN(sr_einsum);
+/* shape_rules_index.c */
+SR_FN(sr_sized);
+SR_FN(sr_tri_indices);
+SR_FN(sr_multinomial);
+SR_FN(sr_index);
+SR_FN(sr_take);
+SR_FN(sr_take_along);
+SR_FN(sr_nonzero_static);
+SR_FN(sr_one_hot);
+SR_FN(sr_searchsorted);
+SR_FN(sr_unique);
+SR_FN(sr_repeat_interleave);
+SR_FN(sr_embedding_bag);
+/* shape_rules_spatial.c */
+SR_FN(sr_conv_transpose);
+SR_FN(sr_adaptive_pool);
+SR_FN(sr_upsample);
+SR_FN(sr_pixel_shuffle);
+SR_FN(sr_grid_sampler);
+SR_FN(sr_im2col);
+SR_FN(sr_col2im);
+/* shape_rules_norm.c */
+SR_FN(sr_batch_norm);
+SR_FN(sr_layer_norm);
+SR_FN(sr_group_norm);
+SR_FN(sr_sdpa);
+SR_FN(sr_distance);
+SR_FN(sr_qparams);
+/* shape_rules_shape.c (and sr_chunk in shape_rules_view.c) */
+SR_FN(sr_ravel);
+SR_FN(sr_atleast);
+SR_FN(sr_broadcast_tensors);
+SR_FN(sr_diagonal);
+SR_FN(sr_diag_embed);
+SR_FN(sr_unfold);
+SR_FN(sr_chunk);
+SR_FN(sr_meshgrid);
+SR_FN(sr_stack_variant);
+SR_FN(sr_rot90);
+SR_FN(sr_block_diag);
+SR_FN(sr_glu);
 
 #endif

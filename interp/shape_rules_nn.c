@@ -5,6 +5,7 @@
 ** index bound an arange's values give).
 */
 #include <stdio.h>
+#include <string.h>
 
 #include "shape_rules_int.h"
 
@@ -156,9 +157,7 @@ SR_FN(sr_attention)
     return sr_output_shape(cx, &s, &outs[0]);
 }
 
-/* Element i of a per-spatial-dim int list (one value serves all; an empty
-** list gives dflt). */
-static bool nth(const SymArg *l, int i, const SymExpr *dflt, const SymExpr **out)
+bool sr_nth(const SymArg *l, int i, const SymExpr *dflt, const SymExpr **out)
 {
     if (!l || l->kind == SV_NONE || (l->kind == SV_LIST && l->n == 0)) {
         *out = dflt;
@@ -192,8 +191,8 @@ static SymExpr *window_numerator(const SymExpr *in, const SymExpr *k, const SymE
 }
 
 /* (in + 2*pad - dil*(k - 1) - 1) // stride + 1 */
-static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *st, const SymExpr *pad,
-                           const SymExpr *dil)
+SymExpr *sr_window_out(const SymExpr *in, const SymExpr *k, const SymExpr *st, const SymExpr *pad,
+                       const SymExpr *dil)
 {
     SymExpr *num = window_numerator(in, k, pad, dil), *one = sym_const(1);
     SymExpr *d = num ? sym_binop(SYM_OP_FLOORDIV, num, st) : NULL;
@@ -208,7 +207,7 @@ static SymExpr *window_out(const SymExpr *in, const SymExpr *k, const SymExpr *s
 static SymExpr *window_dim(ShapeCtx *cx, const SymExpr *in, const SymExpr *k, const SymExpr *st,
                            const SymExpr *pad, const SymExpr *dil)
 {
-    SymExpr *r = window_out(in, k, st, pad, dil);
+    SymExpr *r = sr_window_out(in, k, st, pad, dil);
     SymExpr *one = sym_const(1);
     bool ok = r && sr_require(cx, SC_BOUND, sym_binop(SYM_OP_GE, r, one), "output size at least 1");
     sym_free(one);
@@ -226,7 +225,13 @@ SR_FN(sr_conv)
     if (in->kind != SV_TENSOR || w->kind != SV_TENSOR || w->shape.ndim < 3)
         return sr_recorded(cx, "arguments not understood");
     if (tr && tr->kind == SV_LIT && tr->lit.kind == V_BOOL && tr->lit.b)
-        return sr_recorded(cx, "transposed convolution");
+        return sr_conv_transpose(cx, op, args, outs);
+    /* conv*d.padding: "valid" is no padding, "same" keeps the spatial sizes */
+    const SymArg *pa = sr_arg(op, args, "padding");
+    bool pstr = pa && pa->kind == SV_LIT && pa->lit.kind == V_STR;
+    bool same = pstr && strcmp(pa->lit.s, "same") == 0;
+    if (pstr && !same && strcmp(pa->lit.s, "valid") != 0)
+        return sr_fail(cx, "padding \"%s\" is neither \"valid\" nor \"same\"", pa->lit.s);
     int sp = w->shape.ndim - 2;
     bool batched = in->shape.ndim == sp + 2;
     if (!batched && in->shape.ndim != sp + 1)
@@ -243,13 +248,14 @@ SR_FN(sr_conv)
     s.dims[s.ndim++] = sym_clone(w->shape.dims[0]);
     for (int i = 0; ok && i < sp; i++) {
         const SymExpr *st, *pad, *dil;
-        if (!nth(sr_arg(op, args, "stride"), i, one, &st) || !nth(sr_arg(op, args, "padding"), i, zero, &pad) ||
-            !nth(sr_arg(op, args, "dilation"), i, one, &dil)) {
+        if (!sr_nth(sr_arg(op, args, "stride"), i, one, &st) ||
+            !sr_nth(pstr ? NULL : pa, i, zero, &pad) || !sr_nth(sr_arg(op, args, "dilation"), i, one, &dil)) {
             sym_shape_free(&s);
             sym_free(one), sym_free(zero);
             return sr_recorded(cx, "stride, padding or dilation not understood");
         }
-        s.dims[s.ndim++] = window_dim(cx, in->shape.dims[off + i], w->shape.dims[2 + i], st, pad, dil);
+        s.dims[s.ndim++] = same ? sym_clone(in->shape.dims[off + i])
+                                : window_dim(cx, in->shape.dims[off + i], w->shape.dims[2 + i], st, pad, dil);
     }
     sym_free(one), sym_free(zero);
     if (!ok) {
@@ -280,8 +286,8 @@ SR_FN(sr_pool)
         s.dims[s.ndim++] = sym_clone(in->shape.dims[i]);
     for (int i = 0; i < sp; i++) {
         const SymExpr *k, *st, *pad, *dil;
-        if (!nth(ks, i, NULL, &k) || !nth(sr_arg(op, args, "stride"), i, k, &st) ||
-            !nth(sr_arg(op, args, "padding"), i, zero, &pad) || !nth(sr_arg(op, args, "dilation"), i, one, &dil)) {
+        if (!sr_nth(ks, i, NULL, &k) || !sr_nth(sr_arg(op, args, "stride"), i, k, &st) ||
+            !sr_nth(sr_arg(op, args, "padding"), i, zero, &pad) || !sr_nth(sr_arg(op, args, "dilation"), i, one, &dil)) {
             sym_shape_free(&s);
             sym_free(one), sym_free(zero);
             return sr_recorded(cx, "kernel, stride, padding or dilation not understood");
@@ -356,5 +362,227 @@ SR_FN(sr_embedding)
     if (!sym_shape_copy(&idx->shape, &s))
         return sr_fail(cx, "out of memory");
     s.dims[s.ndim++] = sym_clone(w->shape.dims[1]);
+    return sr_output_shape(cx, &s, &outs[0]);
+}
+
+/* ---- vector products, tensordot, einsum ------------------------------------ */
+
+/* Require a == b for the contraction named why. */
+static bool same_len(ShapeCtx *cx, const SymExpr *a, const SymExpr *b, const char *why)
+{
+    return sym_equal(a, b) || sr_require_equal(cx, a, b, why);
+}
+
+SR_FN(sr_vecmat)
+{
+    const SymArg *a, *b, *self = NULL;
+    bool add = op->id == OP_ADDMV || op->id == OP_ADDMV_ || op->id == OP_ADDBMM || op->id == OP_ADDBMM_;
+    if (add)
+        self = &args[0], a = &args[1], b = &args[2];
+    else
+        a = &args[0], b = &args[1];
+    if (a->kind != SV_TENSOR || b->kind != SV_TENSOR || (self && self->kind != SV_TENSOR))
+        return sr_recorded(cx, "arguments not understood");
+    const SymShape *x = &a->shape, *y = &b->shape;
+    SymShape s = {0};
+    switch (op->id) {
+    case OP_MV:
+    case OP_ADDMV:
+    case OP_ADDMV_: /* [n, m] @ [m] */
+        if (x->ndim != 2 || y->ndim != 1)
+            return sr_fail(cx, "matrix-vector product of %d-d and %d-d", x->ndim, y->ndim);
+        if (!same_len(cx, x->dims[1], y->dims[0], "matrix columns = vector length"))
+            return SRR_FAIL;
+        s.dims[s.ndim++] = sym_clone(x->dims[0]);
+        break;
+    case OP_DOT:
+    case OP_VDOT:
+        if (x->ndim != 1 || y->ndim != 1)
+            return sr_fail(cx, "dot of %d-d and %d-d", x->ndim, y->ndim);
+        if (!same_len(cx, x->dims[0], y->dims[0], "equal vector lengths"))
+            return SRR_FAIL;
+        break;
+    case OP_OUTER:
+    case OP_GER:
+        if (x->ndim != 1 || y->ndim != 1)
+            return sr_fail(cx, "outer product of %d-d and %d-d", x->ndim, y->ndim);
+        s.dims[s.ndim++] = sym_clone(x->dims[0]);
+        s.dims[s.ndim++] = sym_clone(y->dims[0]);
+        break;
+    default: /* addbmm: [B, n, k] @ [B, k, m] summed over B */
+        if (x->ndim != 3 || y->ndim != 3)
+            return sr_fail(cx, "addbmm of %d-d and %d-d", x->ndim, y->ndim);
+        if (!same_len(cx, x->dims[0], y->dims[0], "equal batch sizes") ||
+            !same_len(cx, x->dims[2], y->dims[1], "inner dims of the product"))
+            return SRR_FAIL;
+        s.dims[s.ndim++] = sym_clone(x->dims[1]);
+        s.dims[s.ndim++] = sym_clone(y->dims[2]);
+    }
+    if (self) { /* self broadcasts to the product */
+        SymShape full;
+        if (!sr_broadcast(cx, &self->shape, &s, &full)) {
+            sym_shape_free(&s);
+            return SRR_FAIL;
+        }
+        sym_shape_free(&full);
+    }
+    return sr_output_shape(cx, &s, &outs[0]);
+}
+
+SR_FN(sr_tensordot)
+{
+    (void)op;
+    const SymArg *a = &args[0], *b = &args[1], *da = &args[2], *db = &args[3];
+    if (a->kind != SV_TENSOR || b->kind != SV_TENSOR || da->kind != SV_LIST || db->kind != SV_LIST)
+        return sr_recorded(cx, "arguments not understood");
+    if (da->n != db->n)
+        return sr_fail(cx, "%d dims of self against %d of other", da->n, db->n);
+    bool ca[EP_MAX_DIMS] = {false}, cb[EP_MAX_DIMS] = {false};
+    for (int i = 0; i < da->n; i++) {
+        int64_t x, y;
+        int p, q;
+        if (!sr_int(&da->items[i], &x) || !sr_int(&db->items[i], &y))
+            return sr_recorded(cx, "dims are not literals");
+        if (!sr_dim(cx, x, a->shape.ndim, &p) || !sr_dim(cx, y, b->shape.ndim, &q) || !a->shape.ndim ||
+            !b->shape.ndim)
+            return cx->err[0] ? SRR_FAIL : sr_fail(cx, "tensordot of a 0-d tensor");
+        if (!same_len(cx, a->shape.dims[p], b->shape.dims[q], "contracted dims equal"))
+            return SRR_FAIL;
+        ca[p] = cb[q] = true;
+    }
+    SymShape s = {0};
+    for (int i = 0; i < a->shape.ndim; i++)
+        if (!ca[i])
+            s.dims[s.ndim++] = sym_clone(a->shape.dims[i]);
+    for (int i = 0; i < b->shape.ndim; i++)
+        if (!cb[i] && s.ndim < EP_MAX_DIMS)
+            s.dims[s.ndim++] = sym_clone(b->shape.dims[i]);
+    return sr_output_shape(cx, &s, &outs[0]);
+}
+
+/* einsum's labels: each letter's size (the first non-1 seen; the others
+** must equal it or be 1, as operands broadcast), and the ellipsis's dims
+** broadcast over the operands. */
+typedef struct Labels {
+    const SymExpr *size[52];
+    int count[52];
+    SymShape ell;
+    bool has_ell;
+} Labels;
+
+static int label_index(char c)
+{
+    return c >= 'a' && c <= 'z' ? c - 'a' : c >= 'A' && c <= 'Z' ? 26 + c - 'A' : -1;
+}
+
+/* Read one operand's subscripts term[0 .. len) against shape t. */
+static ShapeRuleResult einsum_operand(ShapeCtx *cx, const char *term, size_t len, const SymShape *t, Labels *L)
+{
+    int letters = 0;
+    bool ell = false;
+    for (size_t i = 0; i < len; i++) {
+        if (term[i] == '.') {
+            if (i + 2 >= len || term[i + 1] != '.' || term[i + 2] != '.')
+                return sr_fail(cx, "einsum: malformed ellipsis");
+            ell = true;
+            i += 2;
+        } else if (label_index(term[i]) >= 0) {
+            letters++;
+        } else if (term[i] != ' ') {
+            return sr_fail(cx, "einsum: subscript '%c' not understood", term[i]);
+        }
+    }
+    int ne = t->ndim - letters;
+    if (ne < 0 || (!ell && ne != 0))
+        return sr_fail(cx, "einsum: subscripts for %d dims on a %d-d operand", letters, t->ndim);
+    int d = 0;
+    for (size_t i = 0; i < len; i++) {
+        if (term[i] == '.') {
+            SymShape e = {ne, {0}}, next;
+            for (int j = 0; j < ne; j++)
+                e.dims[j] = t->dims[d + j];
+            bool ok = sr_broadcast(cx, &L->ell, &e, &next); /* e borrows */
+            sym_shape_free(&L->ell);
+            if (!ok)
+                return SRR_FAIL;
+            L->ell = next;
+            L->has_ell = true;
+            d += ne;
+            i += 2;
+            continue;
+        }
+        int k = label_index(term[i]);
+        if (k < 0)
+            continue;
+        const SymExpr *sz = t->dims[d++];
+        L->count[k]++;
+        if (!L->size[k] || sr_is(L->size[k], 1))
+            L->size[k] = sz;
+        else if (!sr_is(sz, 1) && !same_len(cx, L->size[k], sz, "einsum: one label, one size"))
+            return SRR_FAIL;
+    }
+    return SRR_OK;
+}
+
+SR_FN(sr_einsum)
+{
+    (void)op;
+    const SymArg *eq = &args[0];
+    const SymShape *ts[256]; /* einsum takes many operands: a fixture has 70 */
+    int n = sr_list_tensors(&args[1], ts, 256, false);
+    if (eq->kind != SV_LIT || eq->lit.kind != V_STR || n < 0)
+        return sr_recorded(cx, "arguments not understood");
+    const char *e = eq->lit.s, *arrow = strstr(e, "->");
+    size_t lhs = arrow ? (size_t)(arrow - e) : strlen(e);
+    Labels L = {0};
+    int j = 0;
+    for (size_t at = 0; at <= lhs; j++) {
+        size_t end = at;
+        while (end < lhs && e[end] != ',')
+            end++;
+        if (j >= n) {
+            sym_shape_free(&L.ell);
+            return sr_fail(cx, "einsum: more subscripts than the %d operands", n);
+        }
+        ShapeRuleResult r = einsum_operand(cx, e + at, end - at, ts[j], &L);
+        if (r != SRR_OK) {
+            sym_shape_free(&L.ell);
+            return r;
+        }
+        at = end + 1;
+    }
+    if (j != n) {
+        sym_shape_free(&L.ell);
+        return sr_fail(cx, "einsum: %d subscripts for %d operands", j, n);
+    }
+    SymShape s = {0};
+    bool ok = true;
+    if (arrow) {
+        for (const char *p = arrow + 2; *p && ok; p++) {
+            int k = label_index(*p);
+            if (*p == '.') {
+                for (int i = 0; i < L.ell.ndim && s.ndim < EP_MAX_DIMS; i++)
+                    s.dims[s.ndim++] = sym_clone(L.ell.dims[i]);
+                p += 2;
+            } else if (k >= 0 && L.size[k] && s.ndim < EP_MAX_DIMS) {
+                s.dims[s.ndim++] = sym_clone(L.size[k]);
+            } else if (*p != ' ') {
+                ok = false;
+            }
+        }
+    } else { /* implicit: the ellipsis, then the labels seen once, sorted */
+        for (int i = 0; i < L.ell.ndim; i++)
+            s.dims[s.ndim++] = sym_clone(L.ell.dims[i]);
+        for (int k = 0; k < 52; k++) {
+            int kk = k < 26 ? 26 + k : k - 26; /* upper case sorts first */
+            if (L.count[kk] == 1 && s.ndim < EP_MAX_DIMS)
+                s.dims[s.ndim++] = sym_clone(L.size[kk]);
+        }
+    }
+    sym_shape_free(&L.ell);
+    if (!ok) {
+        sym_shape_free(&s);
+        return sr_fail(cx, "einsum: output subscripts not understood");
+    }
     return sr_output_shape(cx, &s, &outs[0]);
 }

@@ -146,6 +146,45 @@ SR_FN(sr_unflatten)
     return sr_output_shape(cx, &s, &outs[0]);
 }
 
+/* movedim's permutation: output dim dst[i] is input dim src[i]; the
+** other dims keep their order. */
+static bool movedim_perm(ShapeCtx *cx, const SymArg *src, const SymArg *dst, int n, int *perm)
+{
+    int cnt = src->kind == SV_LIST ? src->n : 1;
+    if ((dst->kind == SV_LIST ? dst->n : 1) != cnt || cnt > n) {
+        sr_fail(cx, "movedim: source and destination differ in length");
+        return false;
+    }
+    bool used_in[EP_MAX_DIMS] = {false}, used_out[EP_MAX_DIMS] = {false};
+    for (int i = 0; i < n; i++)
+        perm[i] = -1;
+    for (int i = 0; i < cnt; i++) {
+        int64_t a, b;
+        int x, y;
+        if (!sr_int(src->kind == SV_LIST ? &src->items[i] : src, &a) ||
+            !sr_int(dst->kind == SV_LIST ? &dst->items[i] : dst, &b))
+            return false;
+        if (!sr_dim(cx, a, n, &x) || !sr_dim(cx, b, n, &y))
+            return false;
+        if (n == 0)
+            return true;
+        if (used_in[x] || used_out[y]) {
+            sr_fail(cx, "movedim: repeated dim");
+            return false;
+        }
+        used_in[x] = used_out[y] = true;
+        perm[y] = x;
+    }
+    for (int i = 0, next = 0; i < n; i++) {
+        if (perm[i] >= 0)
+            continue;
+        while (used_in[next])
+            next++;
+        perm[i] = next++;
+    }
+    return true;
+}
+
 SR_FN(sr_permute)
 {
     const SymArg *self = self_tensor(args);
@@ -171,6 +210,13 @@ SR_FN(sr_permute)
         }
         break;
     }
+    case OP_MOVEDIM_INT:
+    case OP_MOVEDIM_INTLIST:
+    case OP_MOVEAXIS_INT:
+    case OP_MOVEAXIS_INTLIST:
+        if (!movedim_perm(cx, &args[1], &args[2], n, perm))
+            return cx->err[0] ? SRR_FAIL : sr_recorded(cx, "source or destination not literal");
+        break;
     case OP_T:
     case OP_T_:
     case OP_T_COPY:
@@ -294,9 +340,7 @@ SR_FN(sr_expand)
     return sr_output_shape(cx, &s, &outs[0]);
 }
 
-/* start or end of a slice into [0, size]: a negative literal counts from
-** the end; clamped as PyTorch's sym slice does. */
-static SymExpr *slice_bound(ShapeCtx *cx, const SymExpr *v, const SymExpr *size)
+SymExpr *sr_slice_bound(ShapeCtx *cx, const SymExpr *v, const SymExpr *size)
 {
     int64_t x;
     SymExpr *zero = sym_const(0), *r;
@@ -326,8 +370,11 @@ SR_FN(sr_slice)
         return sr_fail(cx, "slice of a 0-d tensor");
     const SymExpr *size = self->shape.dims[k];
     SymExpr *len;
-    bool narrow = op->id == OP_NARROW || op->id == OP_NARROW_COPY;
-    if (narrow) {
+    bool narrow = op->id == OP_NARROW || op->id == OP_NARROW_COPY || op->id == OP_NARROW_TENSOR;
+    if (narrow && args[3].kind == SV_INT && op->id == OP_NARROW_TENSOR) {
+        /* start is a tensor's value: the length alone gives the size */
+        len = sym_clone(args[3].e);
+    } else if (narrow) {
         if (args[2].kind != SV_INT || args[3].kind != SV_INT)
             return sr_recorded(cx, "start or length not an integer");
         SymExpr *end = sym_binop(SYM_OP_ADD, args[2].e, args[3].e);
@@ -344,10 +391,10 @@ SR_FN(sr_slice)
             return sr_recorded(cx, "start, end or step not understood");
         int64_t ev;
         SymExpr *zero = sym_const(0);
-        SymExpr *s0 = st->kind == SV_INT ? slice_bound(cx, st->e, size) : sym_clone(zero);
+        SymExpr *s0 = st->kind == SV_INT ? sr_slice_bound(cx, st->e, size) : sym_clone(zero);
         /* end=None and end=INT64_MAX both mean the end */
         SymExpr *e0 = en->kind == SV_NONE || (sym_as_int(en->e, &ev) && ev == INT64_MAX) ? sym_clone(size)
-                                                                                           : slice_bound(cx, en->e, size);
+                                                                                           : sr_slice_bound(cx, en->e, size);
         /* PyTorch's slice asks whether a symbolic end reaches the size (the
         ** whole dim is a view of self): torch.export guards on it, which is
         ** why following its `max=512` gives `Ne(s0, 512)` (#148568) */
@@ -408,9 +455,7 @@ SR_FN(sr_select)
     return sr_output_shape(cx, &s, &outs[0]);
 }
 
-/* The tensors of a Tensor[] argument, skipping the legacy 1-d empty ones
-** that cat ignores. */
-static int list_tensors(const SymArg *l, const SymShape **out, int max, bool skip_empty)
+int sr_list_tensors(const SymArg *l, const SymShape **out, int max, bool skip_empty)
 {
     int n = 0;
     if (l->kind != SV_LIST)
@@ -433,7 +478,7 @@ SR_FN(sr_cat)
     (void)op;
     const SymShape *ts[64];
     int64_t d;
-    int k, n = list_tensors(&args[0], ts, 64, true);
+    int k, n = sr_list_tensors(&args[0], ts, 64, true);
     if (n < 0 || !sr_int(&args[1], &d))
         return sr_recorded(cx, "arguments not understood");
     if (n == 0) {
@@ -474,7 +519,7 @@ SR_FN(sr_stack)
     (void)op;
     const SymShape *ts[64];
     int64_t d;
-    int k, n = list_tensors(&args[0], ts, 64, false);
+    int k, n = sr_list_tensors(&args[0], ts, 64, false);
     if (n <= 0 || !sr_int(&args[1], &d))
         return sr_recorded(cx, "arguments not understood");
     int nd = ts[0]->ndim;
@@ -572,6 +617,97 @@ SR_FN(sr_split)
     return split_out(cx, &self->shape, k, parts, n, &outs[0]);
 }
 
+/* The dim hsplit/vsplit/dsplit cut: -1 when self has too few dims. */
+static int hvd_dim(OpId id, int ndim)
+{
+    if (id == OP_HSPLIT_INT || id == OP_HSPLIT_ARRAY)
+        return ndim >= 1 ? (ndim == 1 ? 0 : 1) : -1;
+    if (id == OP_VSPLIT_INT || id == OP_VSPLIT_ARRAY)
+        return ndim >= 2 ? 0 : -1;
+    return ndim >= 3 ? 2 : -1;
+}
+
+/* Pieces between the cut points of idx (a list of ints), each clamped as a
+** slice is (tensor_split's and hsplit's array forms). */
+static int cut_pieces(ShapeCtx *cx, const SymArg *idx, const SymExpr *size, SymExpr **parts, int max)
+{
+    if (idx->kind != SV_LIST || idx->n + 1 > max)
+        return -1;
+    int n = 0;
+    for (int j = 0; j <= idx->n; j++) {
+        if (j < idx->n && idx->items[j].kind != SV_INT) {
+            while (n)
+                sym_free(parts[--n]);
+            return -1;
+        }
+        SymExpr *lo = j ? sr_slice_bound(cx, idx->items[j - 1].e, size) : sym_const(0);
+        SymExpr *hi = j < idx->n ? sr_slice_bound(cx, idx->items[j].e, size) : sym_clone(size);
+        SymExpr *hi2 = lo && hi ? sr_max(cx, hi, lo) : NULL; /* a cut before the last: empty */
+        sym_free(hi);
+        parts[n++] = sr_op(SYM_OP_SUB, hi2, lo);
+    }
+    return n;
+}
+
+SR_FN(sr_chunk)
+{
+    const SymArg *self = self_tensor(args);
+    if (!self)
+        return sr_recorded(cx, "arguments not understood");
+    int nd = self->shape.ndim, k;
+    int64_t d = 0, cnt;
+    bool hvd = op->id != OP_CHUNK && op->id != OP_UNSAFE_CHUNK && op->id != OP_TENSOR_SPLIT_SECTIONS &&
+               op->id != OP_TENSOR_SPLIT_INDICES;
+    if (hvd) {
+        k = hvd_dim(op->id, nd);
+        if (k < 0)
+            return sr_fail(cx, "a %d-d tensor has no dim to split", nd);
+    } else if (!sr_int(&args[2], &d) || !sr_dim(cx, d, nd, &k) || !nd) {
+        return cx->err[0] ? SRR_FAIL : sr_recorded(cx, "dim is not a literal");
+    }
+    const SymExpr *size = self->shape.dims[k];
+    SymExpr *parts[256];
+    int n = 0;
+    if (op->id == OP_TENSOR_SPLIT_INDICES || op->id == OP_HSPLIT_ARRAY || op->id == OP_VSPLIT_ARRAY ||
+        op->id == OP_DSPLIT_ARRAY) {
+        n = cut_pieces(cx, &args[1], size, parts, 256);
+        if (n < 0)
+            return sr_recorded(cx, "indices not understood");
+    } else if (!sr_int(&args[1], &cnt) || cnt <= 0 || cnt > 256) {
+        return sr_recorded(cx, "the number of sections is not a small positive literal");
+    } else if (op->id == OP_TENSOR_SPLIT_SECTIONS) {
+        /* the first size % cnt pieces are one longer: piece i is
+        ** (size + cnt - 1 - i) // cnt, which holds for symbolic sizes too */
+        for (n = 0; n < cnt; n++)
+            parts[n] = sr_opc(SYM_OP_FLOORDIV, sr_opc(SYM_OP_ADD, sym_clone(size), cnt - 1 - n), cnt);
+    } else if (hvd) {
+        /* the int forms need the dim to divide evenly */
+        if (!sr_require(cx, SC_RELATION, sr_op(SYM_OP_EQ, sr_opc(SYM_OP_MOD, sym_clone(size), cnt), sym_const(0)),
+                        "split into equal sections"))
+            return SRR_FAIL;
+        for (n = 0; n < cnt; n++)
+            parts[n] = sr_opc(SYM_OP_FLOORDIV, sym_clone(size), cnt);
+    } else {
+        /* chunk: pieces of ceil(size / chunks); how many depends on the size */
+        int64_t total;
+        if (!sym_as_int(size, &total))
+            return sr_recorded(cx, "the number of chunks depends on a symbolic size");
+        int64_t each = (total + cnt - 1) / cnt;
+        if (each == 0) /* an empty dim gives chunks empty pieces */
+            for (n = 0; n < cnt; n++)
+                parts[n] = sym_const(0);
+        for (int64_t at = 0; each && at < total; at += each)
+            parts[n++] = sym_const(total - at < each ? total - at : each);
+    }
+    for (int j = 0; j < n; j++)
+        if (!parts[j]) {
+            for (int i = 0; i < n; i++)
+                sym_free(parts[i]);
+            return sr_fail(cx, "out of memory");
+        }
+    return split_out(cx, &self->shape, k, parts, n, &outs[0]);
+}
+
 SR_FN(sr_unbind)
 {
     (void)op;
@@ -605,21 +741,27 @@ SR_FN(sr_unbind)
 
 SR_FN(sr_repeat)
 {
-    (void)op;
     const SymArg *self = self_tensor(args), *r = &args[1];
     if (!self || r->kind != SV_LIST || r->n > EP_MAX_DIMS)
         return sr_recorded(cx, "arguments not understood");
-    int lead = r->n - self->shape.ndim;
-    if (lead < 0)
-        return sr_fail(cx, "%d repeats for %d dims", r->n, self->shape.ndim);
+    int nd = self->shape.ndim, lead = r->n - nd;
+    /* tile repeats the leading dims once when given fewer reps than dims */
+    if (lead < 0 && op->id != OP_TILE)
+        return sr_fail(cx, "%d repeats for %d dims", r->n, nd);
+    int out = lead < 0 ? nd : r->n;
     SymShape s = {0};
-    for (int i = 0; i < r->n; i++) {
-        if (r->items[i].kind != SV_INT) {
+    for (int i = 0; i < out; i++) {
+        int j = i - (out - r->n), k = i - (out - nd); /* rep index, self dim */
+        if (j >= 0 && r->items[j].kind != SV_INT) {
             sym_shape_free(&s);
             return sr_recorded(cx, "a repeat is not an integer");
         }
-        s.dims[s.ndim++] = i < lead ? sym_clone(r->items[i].e)
-                                    : sym_binop(SYM_OP_MUL, self->shape.dims[i - lead], r->items[i].e);
+        if (k < 0)
+            s.dims[s.ndim++] = sym_clone(r->items[j].e);
+        else if (j < 0)
+            s.dims[s.ndim++] = sym_clone(self->shape.dims[k]);
+        else
+            s.dims[s.ndim++] = sym_binop(SYM_OP_MUL, self->shape.dims[k], r->items[j].e);
     }
     return sr_output_shape(cx, &s, &outs[0]);
 }
