@@ -451,6 +451,25 @@ static bool solve_equation(Solver *so, Cond *c, bool allow_many_followers)
         } else {
             sym_free(sol);
         }
+    } else if (others == 0 && nf == 1 && na >= 2 && allow_many_followers) {
+        /* a follower tied to several requested sizes (z = 2*(x + y)): a
+        ** derived Dim has one root, so the last size named stays static */
+        int k = asked[0];
+        for (int j = 1; j < na; j++)
+            k = asked[j] > k ? asked[j] : k;
+        const Var *f = &so->v[follow[0]];
+        char fwho[96], who[96];
+        snprintf(fwho, sizeof fwho, "%s.shape[%d]", user_input_name(interp_user_input(so->ip, f->ui)), f->d);
+        snprintf(who, sizeof who, "%s.shape[%d]", so->v[k].ui >= 0 ? user_input_name(interp_user_input(so->ip, so->v[k].ui)) : so->v[k].name,
+                 so->v[k].d);
+        set_val(&so->v[k], sym_const(so->v[k].hint), c->node, "%s ties %s to several dynamic sizes", where, fwho);
+        suggest_note(so->s, SN_STATIC, c->node, NULL,
+                     "%s stays %lld: %s ties %s to more than one dynamic size, and a derived Dim has one root "
+                     "(torch.export cannot state it); the other sizes stay dynamic",
+                     who, (long long)so->v[k].hint, where, fwho);
+        so->v[k].kind = VK_FOLLOW; /* no specialization note: this one is said */
+        sym_free(e);
+        return true; /* the equation stays open: the follower is solved next */
     } else if (others == 0 && nf >= 2 && na == 1 && allow_many_followers) {
         /* keep the followers static that would otherwise be decreasing */
         for (int j = 0; j < nf && !fixed; j++) {
@@ -1293,7 +1312,29 @@ static bool dim_used_by_entry(const Suggestion *s, int j)
     return false;
 }
 
+static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all, Suggestion **out, EpError *err);
+
 EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **out, EpError *err)
+{
+    EpStatus st = solve(ip, opt, false, out, err);
+    if (st != EP_OK)
+        return st;
+    /* a literal the source hard-codes: what the program allows once the
+    ** source computes it from the input, as the note says to */
+    Suggestion *s = *out;
+    bool hard = false;
+    for (int i = 0; i < s->nnotes; i++)
+        hard |= s->notes[i].kind == SN_SOURCE_CHANGE && s->notes[i].code;
+    Suggestion *after = NULL;
+    EpError e2;
+    if (hard && solve(ip, opt, true, &after, &e2) == EP_OK && after->verified && after->nentries > 0)
+        s->after = after;
+    else
+        suggest_free(after);
+    return EP_OK;
+}
+
+static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all, Suggestion **out, EpError *err)
 {
     *out = NULL;
     const ExportedProgram *ep = interp_model(ip)->ep;
@@ -1305,6 +1346,7 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
                            ep->ranges[i].expr ? ep->ranges[i].expr : "");
     Suggestion *s = ep_xcalloc(1, sizeof *s);
     s->ep = ep;
+    s->lift_all = lift_all;
     s->ninputs = interp_num_user_inputs(ip);
     s->hint = ep_xcalloc((size_t)(s->ninputs ? s->ninputs : 1) * EP_MAX_DIMS, sizeof *s->hint);
     if (opt->inputs)
@@ -1352,7 +1394,7 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
     sym_ranges_init(&rr);
     for (int i = 0; i < so.nv; i++)
         sym_ranges_set(&rr, so.v[i].name, so.v[i].lo, so.v[i].hi);
-    LiftCtx lc = {.ep = ep, .cands = so.cands, .ncands = so.ncands};
+    LiftCtx lc = {.ep = ep, .cands = so.cands, .ncands = so.ncands, .lift_all = lift_all};
     SymBindings hints;
     sym_bindings_init(&hints);
     hint_bindings(&so, &hints);
@@ -1480,6 +1522,7 @@ void suggest_free(Suggestion *s)
     free(s->entries);
     free(s->hint);
     free(s->given);
+    suggest_free(s->after);
     free(s);
 }
 

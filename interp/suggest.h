@@ -124,6 +124,9 @@ typedef struct Suggestion {
     int64_t *hint;             /* per user input, per dim: the size the archive was traced at (flattened,
                                ** EP_MAX_DIMS per input) */
     int64_t *given;            /* the same for the given inputs (-1: not given); NULL without inputs */
+    bool lift_all;             /* every literal equal to a dynamic size's example stands for it: the program
+                               ** as it is once the source changes of the notes are made */
+    struct Suggestion *after;  /* that program's suggestion, when a note asks for such a change (or NULL) */
     int ninputs;
 } Suggestion;
 

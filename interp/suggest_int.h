@@ -36,6 +36,7 @@ typedef struct LiftCtx {
     int ncands;
     LiftRecord *recs;  /* what was decided, in node order (owned) */
     int nrecs, caprecs;
+    bool lift_all;     /* also the literals the code shows (Suggestion.lift_all) */
 } LiftCtx;
 
 /* The ShapeLiftFn over a LiftCtx. */

@@ -181,6 +181,13 @@ void suggest_print_text(const Interp *ip, const Suggestion *s, StrBuf *sb)
             sb_printf(sb, "  - %s %s: %s\n", dm->name,
                       strcmp(dm->why_min, dm->why_max) == 0 ? "range" : "max", dm->why_max);
     }
+    if (s->after) {
+        sb_append(sb, "\nonce the source changes above are made:\n");
+        suggest_print_python(ip, s->after, sb);
+        for (int i = 0; i < s->after->nnotes; i++)
+            if (s->after->notes[i].kind == SN_WHY && !strstr(s->after->notes[i].text, "takes the "))
+                sb_printf(sb, "  - %s\n", s->after->notes[i].text);
+    }
     sb_printf(sb, "\n%s:\n", s->verified ? "verified" : "NOT verified");
     for (int i = 0; i < s->nchecks; i++)
         sb_printf(sb, "  %s %s\n", s->checks[i].ok ? "ok  " : "FAIL", s->checks[i].text);
@@ -263,6 +270,13 @@ void suggest_print_json(const Interp *ip, const Suggestion *s, StrBuf *sb)
         cJSON_AddBoolToObject(c, "ok", s->checks[i].ok);
         cJSON_AddStringToObject(c, "text", s->checks[i].text);
         cJSON_AddItemToArray(checks, c);
+    }
+    if (s->after) {
+        StrBuf a;
+        sb_init(&a);
+        suggest_print_python(ip, s->after, &a);
+        cJSON_AddStringToObject(o, "python_after_source_changes", a.data ? a.data : "");
+        sb_free(&a);
     }
     char *txt = cJSON_Print(o);
     if (txt) {

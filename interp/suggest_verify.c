@@ -90,7 +90,7 @@ SymExpr *suggest_lift(void *ctx, int node, const char *arg, int64_t value)
     char loc[160];
     const char *code = node_user_code(lc->ep, node, loc, sizeof loc, &fr, &nf);
     /* no code: a literal is a literal (what the graph says) */
-    bool lifted = code && !code_shows_number(code, value);
+    bool lifted = lc->lift_all || (code && !code_shows_number(code, value));
     source_frames_free(fr, nf);
     bool seen = false;
     for (int r = 0; r < lc->nrecs; r++)
@@ -196,6 +196,7 @@ EpStatus suggest_propagate(const Interp *ip, const Suggestion *s, const int64_t 
     use->ep = interp_model(ip)->ep;
     use->cands = cands;
     use->ncands = ncands;
+    use->lift_all = s->lift_all;
     SymBindings hints; /* the roots at their examples: the branches a re-export takes */
     sym_bindings_init(&hints);
     for (int k = 0; k < s->ndims; k++)
@@ -564,6 +565,8 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
             value_clear(&ex[i]);
         free(ex);
     }
+    if (!nroots && s->verified)
+        check(s, true, "no Dim to check: every size stays as exported");
     free(p);
     free(undecided);
     shape_prop_free(sp);
