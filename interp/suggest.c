@@ -360,7 +360,7 @@ static SymExpr *solve_fit(const Solver *so, const SymExpr *cond, int k, int r)
     ** holds for every y >= x) relates nothing: a few solutions (the two
     ** parities of a CeilDiv) are a relation, a ray is not */
     int n0 = count_solutions(so, cond, k, r, h, y0);
-    if (n0 > 64 || n0 != count_solutions(so, cond, k, r, h + 64, y0 + 64))
+    if (n0 > 64)
         return NULL;
     for (int64_t period = 1; period <= 64; period *= 2) {
         int64_t y1;
@@ -371,6 +371,8 @@ static SymExpr *solve_fit(const Solver *so, const SymExpr *cond, int k, int r)
         if ((y1 - y0) % period != 0 || y1 <= y0)
             continue;
         int64_t a = (y1 - y0) / period, c = y0 - a * h;
+        if (count_solutions(so, cond, k, r, h + 64, a * (h + 64) + c) != n0)
+            continue; /* the solutions thin out or grow: not a relation */
         SymExpr *rs = sym_symbol(so->v[r].name), *ka = sym_const(a), *kc = sym_const(c);
         SymExpr *m = sym_binop(SYM_OP_MUL, ka, rs), *f = sym_binop(SYM_OP_ADD, m, kc);
         sym_free(rs), sym_free(ka), sym_free(kc), sym_free(m);
@@ -1466,6 +1468,10 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     lift_notes(&so, &lc);
     check_notes(&so);
     build_dims(&so);
+    if (!so.program_dynamic && s->nentries > 0)
+        suggest_note(s, SN_WHY, -1, NULL,
+                     "the archive is one traced path: Python control flow on sizes (an `if` on x.shape[0]) left "
+                     "no node in it, so a re-export may add ranges this archive cannot show");
 
     shape_prop_free(sp);
     for (int ui = 0; ui < s->ninputs; ui++)

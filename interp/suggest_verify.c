@@ -234,6 +234,15 @@ static void check(Suggestion *s, bool ok, const char *fmt, ...)
         s->verified = false;
 }
 
+/* "[3, 6]", "[2, inf]". */
+static void range_text(int64_t lo, int64_t hi, char *buf, size_t cap)
+{
+    if (hi == SYM_RANGE_POS_INF)
+        snprintf(buf, cap, "[%lld, inf]", (long long)lo);
+    else
+        snprintf(buf, cap, "[%lld, %lld]", (long long)lo, (long long)hi);
+}
+
 /* "batch = 9, dx = 2" for a point. */
 static void point_text(const Suggestion *s, const int64_t *p, char *buf, size_t cap)
 {
@@ -511,12 +520,15 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
             const char *sym = rc->parsed ? sym_as_symbol(rc->parsed) : NULL;
             if (!sym || strcmp(sym, dm->sym) != 0)
                 continue;
-            if ((rc->has_min && dm->min < rc->min) || (rc->has_max && dm->max > rc->max))
+            if ((rc->has_min && dm->min < rc->min) || (rc->has_max && dm->max > rc->max)) {
+                char have[64], rec[64];
+                range_text(dm->min, dm->max, have, sizeof have);
+                range_text(rc->has_min ? rc->min : 0, rc->has_max ? rc->max : SYM_RANGE_POS_INF, rec, sizeof rec);
                 check(s, false,
-                      "%s in [%lld, %s] leaves the range the archive was exported for (%s in [%lld, %s]): a "
-                      "size outside it may take another path of the model's Python",
-                      dm->name, (long long)dm->min, dm->max == SYM_RANGE_POS_INF ? "inf" : "", sym,
-                      (long long)(rc->has_min ? rc->min : 0), rc->has_max ? "" : "inf");
+                      "%s in %s leaves the range the archive was exported for (%s in %s): a size outside it may "
+                      "take another path of the model's Python",
+                      dm->name, have, sym, rec);
+            }
         }
     }
     if (ndecided)
