@@ -1,7 +1,8 @@
 /*
 ** cmd_graph.c -- what the program is and where its shapes stand: info
 ** node, info args, info shapes, info symbols, info signature, info graph,
-** and `why`: what constrains one size.
+** `why`: what constrains one size, and `suggest`: the dynamic_shapes the
+** program can be exported with, for the session's inputs.
 */
 #include "cmd_int.h"
 
@@ -17,6 +18,7 @@
 #include "interp/shape_info.h"
 #include "interp/shape_prop.h"
 #include "interp/srcinfo.h"
+#include "interp/suggest.h"
 
 /* "float32[s0, 32]" from the exporter's record of a value, or NULL. */
 static char *recorded_type(const Interp *ip, const char *name)
@@ -658,9 +660,87 @@ static EpStatus cmd_why(CmdCtx *c, const char *args, EpError *err)
     return EP_OK;
 }
 
+/* ---- suggest: the dynamic_shapes to export with ----------------------------------- */
+
+/* `suggest [--dynamic NAME:DIM[=DIMNAME]]... [--json] [--no-run]`: what
+** `epdbg suggest` prints (interp/suggest.h), for the session's inputs --
+** those bound, or those the guards refused when the run started (the
+** session keeps them bound either way), so a guard failure gets its fix. */
+static EpStatus cmd_suggest(CmdCtx *c, const char *args, EpError *err)
+{
+    static const char USAGE[] = "usage: suggest [--dynamic NAME:DIM[=DIMNAME]]... [--json] [--no-run]";
+    const Interp *ip = session_interp(c->s);
+    size_t cap = strlen(args) / 2 + 1; /* each request takes at least two characters */
+    DynRequest *req = ep_xcalloc(cap, sizeof *req);
+    char **specs = ep_xcalloc(cap, sizeof *specs); /* req[i].dim_name points into specs[i] */
+    int nreq = 0;
+    bool json = false, no_run = false;
+    EpStatus rc = EP_OK;
+    char word[512];
+    const char *p = args;
+    while (rc == EP_OK && cmd_word(&p, word, sizeof word)) {
+        const char *spec = NULL;
+        if (strcmp(word, "--json") == 0) {
+            json = true;
+        } else if (strcmp(word, "--no-run") == 0) {
+            no_run = true;
+        } else if (strncmp(word, "--dynamic=", 10) == 0 && word[10]) {
+            spec = word + 10;
+        } else if (strcmp(word, "--dynamic") == 0) {
+            if (!cmd_word(&p, word, sizeof word))
+                rc = ep_fail(err, EP_ERR_USAGE, "--dynamic needs NAME:DIM[=DIMNAME] (x:0=batch)\n%s", USAGE);
+            spec = word;
+        } else {
+            rc = ep_fail(err, EP_ERR_USAGE, "suggest: unknown argument '%s'\n%s", word, USAGE);
+        }
+        if (rc || !spec)
+            continue;
+        specs[nreq] = ep_xstrdup(spec);
+        rc = suggest_parse_dynamic(ip, specs[nreq], &req[nreq], err);
+        for (int j = 0; rc == EP_OK && j < nreq; j++)
+            if (req[j].input == req[nreq].input && req[j].dim == req[nreq].dim)
+                rc = ep_fail(err, EP_ERR_USAGE, "--dynamic %s: the same dimension as --dynamic %s", specs[nreq],
+                             specs[j]);
+        nreq++;
+    }
+    /* the inputs as the session holds them; unset ones leave the archive's
+    ** examples (or recorded shapes) to give the sizes */
+    int n = 0;
+    const Value *vals = session_inputs(c->s, &n);
+    for (int i = 0; vals && i < n; i++)
+        if (vals[i].kind == V_NONE)
+            vals = NULL;
+    Suggestion *sg = NULL;
+    if (rc == EP_OK) {
+        SuggestOptions o = {.dynamic = req, .ndynamic = nreq, .inputs = vals, .ninputs = vals ? n : 0,
+                            .run_checks = !no_run, .seed = 1};
+        rc = suggest_run(ip, &o, &sg, err);
+    }
+    if (rc == EP_OK) {
+        StrBuf sb;
+        sb_init(&sb);
+        if (json)
+            suggest_print_json(ip, sg, &sb);
+        else
+            suggest_print_text(ip, sg, &sb);
+        if (!vals && !json)
+            sb_append(&sb, "(not all inputs are set: the sizes are the archive's examples)\n");
+        out_puts(c->out, sb.data ? sb.data : "");
+        sb_free(&sb);
+    }
+    suggest_free(sg);
+    for (int i = 0; i < nreq; i++)
+        free(specs[i]);
+    free(specs);
+    free(req);
+    return rc;
+}
+
 static const Command GRAPH_COMMANDS[] = {
     {"why", NULL, cmd_why, "why NAME.shape[DIM] | why NAME",
      "what constrains a size: its expression, range, symbols' origins and the program's conditions on them"},
+    {"suggest", NULL, cmd_suggest, "suggest [--dynamic NAME:DIM[=DIMNAME]]... [--json] [--no-run]",
+     "the dynamic_shapes (Dims) to export with for the current inputs, checked first; --dynamic asks for a size"},
 };
 
 static const Command GRAPH_INFOS[] = {

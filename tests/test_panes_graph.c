@@ -568,8 +568,11 @@ START_TEST(test_shapes_derived)
     shot_free(&s);
     ck_assert(pane_key(t, PANE_SHAPES, TK_END));
     s = shot(t, PANE_SHAPES, 2, 80);
-    snprintf(want, sizeof want, "derived\n  2*s0 = %lld\n", (long long)(2 * s0));
-    ck_assert_str_eq(s.text, want);
+    /* the last section is the guard tree (test_suggest_debug.c checks it whole) */
+    char end[256];
+    snprintf(end, sizeof end, "    s0 = %lld: x.shape[0], a Dim of the export's dynamic_shapes, in [2, 8]\n"
+             "    y.shape[0] = 2*s0: the input is first used by node 'add'", (long long)s0);
+    ck_assert_msg(strncmp(s.text, end, strlen(end)) == 0, "%s", s.text);
     shot_free(&s);
     close_tui(t);
 

@@ -253,6 +253,8 @@ static EpStatus run_command(Tui *t, const char *line, bool typed)
         char *msg = ep_xasprintf("error: %s", err.msg);
         console_log_add(&t->log, msg, ST_ERROR);
         tui_note(t, "%s", msg);
+        if (rc == EP_ERR_INPUT && session_inputs_rejected(t->s)) /* where the explanation and the fix are */
+            console_log_add(&t->log, TUI_GUARD_HINT, ST_KEY);
         free(msg);
     }
     if (t->cmd.quit) {
@@ -541,6 +543,9 @@ void tui_key(Tui *t, int key)
     tui_note(t, "%s is not bound (? lists the keys)", key_label(key, name, sizeof name));
 }
 
+const char TUI_GUARD_HINT[] =
+    "The shapes pane shows the guard tree and a suggested fix; `:suggest` prints the fix with its reasons.";
+
 /* ---- opening and closing ----------------------------------------------------------------- */
 
 Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs, int nsource_dirs, bool color)
@@ -567,8 +572,12 @@ Tui *tui_new(Session *s, const char *model_path, const char *const *source_dirs,
     int cur = tui_current_node(t);
     tui_select_node(t, cur >= 0 ? cur : 0);
     const Stop *st = session_last_stop(s);
-    if (st->kind == STOP_ERROR && st->node < 0 && st->detail)
-        tui_dialog(t, st->detail);
+    if (st->kind == STOP_ERROR && st->node < 0 && st->detail) {
+        char *text = session_inputs_rejected(s) ? ep_xasprintf("%s\n%s", st->detail, TUI_GUARD_HINT)
+                                                : ep_xstrdup(st->detail);
+        tui_dialog(t, text);
+        free(text);
+    }
     return t;
 }
 

@@ -139,7 +139,10 @@ static void draw_status(Tui *t, Canvas *line)
     char failure[256];
     const char *note = t->status_note ? t->status_note : "? help  : command  q quit";
     if (!t->status_note && (st->kind == STOP_ERROR || st->kind == STOP_NAN) && st->detail) {
-        snprintf(failure, sizeof failure, "%.*s", (int)strcspn(st->detail, "\n"), st->detail);
+        /* refused inputs: where the explanation is comes first, the message is cut at the edge */
+        snprintf(failure, sizeof failure, "%s%.*s",
+                 session_inputs_rejected(t->s) && st->node < 0 ? "inputs refused (shapes pane, :suggest): " : "",
+                 (int)strcspn(st->detail, "\n"), st->detail);
         note = failure;
     }
     int room = line->cols - col - 3;

@@ -140,6 +140,10 @@ struct Tui {
     bool profile_running;
 };
 
+/* What a refusal of the inputs by the program's guards adds to its
+** dialog: where the guard tree and the suggested fix are (tui.c). */
+extern const char TUI_GUARD_HINT[];
+
 /* ---- for panes (tui_state.c) ------------------------------------------------------ */
 
 /* Select node i in the graph: the source and inspector panes follow. */

@@ -117,8 +117,12 @@ int tui_main(Session *s, const TuiOptions *opt)
     const char *no_color = getenv("NO_COLOR");
     bool color = opt->color && !(no_color && no_color[0]);
     Tui *t = tui_new(s, opt->model_path, opt->source_dirs, opt->nsource_dirs, color);
-    if (opt->note)
-        tui_dialog(t, opt->note);
+    if (opt->note) {
+        char *text = session_inputs_rejected(s) ? ep_xasprintf("%s\n%s", opt->note, TUI_GUARD_HINT)
+                                                : ep_xstrdup(opt->note);
+        tui_dialog(t, text);
+        free(text);
+    }
     const char *home = getenv("HOME");
     if (home && home[0]) {
         char *rc = ep_xasprintf("%s/.epdbgrc", home);
