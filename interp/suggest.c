@@ -140,6 +140,11 @@ static void add_cond(Solver *so, SymExpr *e, ShapeConstraintKind kind, int node,
     c->e = e;
     c->kind = kind;
     c->node = node;
+    /* the rules say "aten.add.Tensor: broadcast of dim -2"; the node's
+    ** label names the op already */
+    const char *colon = why ? strstr(why, ": ") : NULL;
+    if (colon && node >= 0 && memchr(why, ' ', (size_t)(colon - why)) == NULL)
+        why = colon + 2;
     snprintf(c->why, sizeof c->why, "%s", why ? why : "");
 }
 
