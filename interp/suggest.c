@@ -68,6 +68,7 @@ typedef struct Solver {
     LiftCand *cands;
     int ncands;
     bool program_dynamic;
+    bool try_all;      /* no size named in a static program: every size tried, no literal lifted */
 } Solver;
 
 /* ---- small helpers -------------------------------------------------------- */
@@ -149,16 +150,35 @@ static void add_cond(Solver *so, SymExpr *e, ShapeConstraintKind kind, int node,
 }
 
 /* e with every solved var replaced by its value (new, canonical). */
+/* Does e mention symbol name? */
+static bool sym_mentions_name(const SymExpr *e, const char *name)
+{
+    const char *names[32];
+    int n = sym_symbols(e, names, 32);
+    for (int i = 0; i < n && i < 32; i++)
+        if (strcmp(names[i], name) == 0)
+            return true;
+    return n > 32; /* too many to list: substitute anyway */
+}
+
 static SymExpr *substitute(const Solver *so, const SymExpr *e)
 {
     SymExpr *cur = sym_clone(e);
-    /* values are in free vars only, so one pass over the vars suffices */
-    for (int i = 0; cur && i < so->nv; i++) {
-        if (!so->v[i].val)
-            continue;
-        SymExpr *n = sym_subst(cur, so->v[i].name, so->v[i].val);
-        sym_free(cur);
-        cur = n;
+    /* a value may name a var solved after it was set (b = a, then a = c):
+    ** pass again until no solved var is left (each pass removes a level,
+    ** and values never refer back, so nv passes suffice) */
+    for (int pass = 0; cur && pass <= so->nv; pass++) {
+        bool changed = false;
+        for (int i = 0; cur && i < so->nv; i++) {
+            if (!so->v[i].val || !sym_mentions_name(cur, so->v[i].name))
+                continue;
+            SymExpr *n = sym_subst(cur, so->v[i].name, so->v[i].val);
+            sym_free(cur);
+            cur = n;
+            changed = true;
+        }
+        if (!changed)
+            break;
     }
     SymExpr *c = cur ? sym_canon(cur) : NULL;
     sym_free(cur);
@@ -791,6 +811,7 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
             any_symbolic |= m->sizes[d].is_expr;
     }
     bool try_all = so->opt->ndynamic == 0 && !any_symbolic;
+    so->try_all = try_all;
     if (try_all)
         suggest_note(s, SN_WHY, -1, NULL,
                      "the program was exported with static shapes and no --dynamic NAME:DIM names a size, so every "
@@ -988,7 +1009,9 @@ static void build_dims(Solver *so)
                 }
             }
             s->entries = ep_xrealloc(s->entries, (size_t)(s->nentries + 1) * sizeof *s->entries);
-            s->entries[s->nentries++] = (SuggestEntry){ui, d, di};
+            /* the verifier lifts literals for the sizes the solver lifted them for */
+            bool lift = k >= 0 && so->v[k].kind == VK_ASKED && !so->try_all;
+            s->entries[s->nentries++] = (SuggestEntry){ui, d, di, lift};
             sym_free(e);
         }
     }
@@ -1388,7 +1411,7 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     ShapeInput *ins = ep_xcalloc((size_t)(s->ninputs ? s->ninputs : 1), sizeof *ins);
     int nins = 0;
     so.cands = ep_xcalloc((size_t)(so.nv ? so.nv : 1), sizeof *so.cands);
-    for (int i = 0; i < so.nv; i++)
+    for (int i = 0; i < so.nv && !so.try_all; i++)
         if (so.v[i].kind == VK_ASKED && so.v[i].hint >= 2) {
             so.cands[so.ncands] = (LiftCand){NULL, so.v[i].hint, so.v[i].ui, so.v[i].d};
             so.cands[so.ncands].expr = shapes[so.v[i].ui].dims[so.v[i].d];
@@ -1492,10 +1515,14 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
         /* the verifier names the failing Dim in its first failed check */
         int drop = -1, failed = -1;
         for (int k = 0; k < s->nchecks && drop < 0; k++)
-            if (!s->checks[k].ok)
-                for (int j = 0; j < s->ndims && drop < 0; j++)
-                    if (s->dims[j].root < 0 && dim_used_by_entry(s, j) && strstr(s->checks[k].text, s->dims[j].name))
-                        drop = j, failed = k;
+            if (!s->checks[k].ok) {
+                failed = k;
+                drop = s->checks[k].blame >= 0 && dim_used_by_entry(s, s->checks[k].blame) ? s->checks[k].blame : -1;
+                /* no condition to blame (a run failed): the last Dim in use */
+                for (int j = s->ndims - 1; j >= 0 && drop < 0; j--)
+                    if (s->dims[j].root < 0 && dim_used_by_entry(s, j))
+                        drop = j;
+            }
         if (drop < 0)
             break;
         suggest_note(s, SN_STATIC, -1, NULL, "%s stays static: its check failed: %s", s->dims[drop].name,

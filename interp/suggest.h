@@ -83,6 +83,7 @@ typedef struct SuggestDim {
 typedef struct SuggestEntry {
     int input, dim;
     int dimref;            /* index into dims */
+    bool lift;             /* a static archive's literals equal to the example stand for this size */
 } SuggestEntry;
 
 typedef enum SuggestNoteKind {
@@ -106,6 +107,7 @@ typedef struct SuggestNote {
 typedef struct SuggestCheck {
     bool ok;
     char *text;        /* owned */
+    int blame;         /* a failed check: the root Dim (index into dims) the failing condition names last, or -1 */
 } SuggestCheck;
 
 typedef struct Suggestion {

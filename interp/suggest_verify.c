@@ -183,7 +183,8 @@ EpStatus suggest_propagate(const Interp *ip, const Suggestion *s, const int64_t 
             }
             si->shape.dims[d] = e ? e : sym_const(suggest_hint(s, ui, d));
             /* a static archive's literal that stands for this size */
-            if (!u->meta->sizes[d].is_expr && suggest_entry(s, ui, d) >= 0 && suggest_hint(s, ui, d) >= 2)
+            int en = suggest_entry(s, ui, d);
+            if (!u->meta->sizes[d].is_expr && en >= 0 && s->entries[en].lift && suggest_hint(s, ui, d) >= 2)
                 cands[ncands++] = (LiftCand){si->shape.dims[d], suggest_hint(s, ui, d), ui, d};
         }
     }
@@ -229,9 +230,22 @@ static void check(Suggestion *s, bool ok, const char *fmt, ...)
     vsnprintf(buf, sizeof buf, fmt, ap);
     va_end(ap);
     s->checks = ep_xrealloc(s->checks, (size_t)(s->nchecks + 1) * sizeof *s->checks);
-    s->checks[s->nchecks++] = (SuggestCheck){ok, ep_xstrdup(buf)};
+    s->checks[s->nchecks++] = (SuggestCheck){ok, ep_xstrdup(buf), -1};
     if (!ok)
         s->verified = false;
+}
+
+/* Blame the last check on the root Dim cond names last (by dims order). */
+static void blame(Suggestion *s, const SymExpr *cond)
+{
+    const char *names[16];
+    int n = cond ? sym_symbols(cond, names, 16) : 0, best = -1;
+    for (int k = 0; k < s->ndims; k++)
+        for (int j = 0; j < n && j < 16; j++)
+            if (s->dims[k].root < 0 && strcmp(s->dims[k].name, names[j]) == 0)
+                best = k;
+    if (s->nchecks > 0)
+        s->checks[s->nchecks - 1].blame = best;
 }
 
 /* "[3, 6]", "[2, inf]". */
@@ -308,6 +322,7 @@ static bool check_point(const Interp *ip, Suggestion *s, const ShapeProp *sp, co
         char *t = sym_to_string(sp->cons[i].cond);
         node_label(s->ep, sp->cons[i].node, where, sizeof where);
         check(s, false, "at %s, %s needs %s, which fails (%s)", pt, where, t ? t : "?", sp->cons[i].why);
+        blame(s, sp->cons[i].cond);
         free(t);
         ok = false;
     }
@@ -454,8 +469,10 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
     s->verified = true;
     for (int k = 0; k < s->ndims; k++) {
         const SuggestDim *dm = &s->dims[k];
-        if (dm->root < 0 && dm->min > dm->max)
+        if (dm->root < 0 && dm->min > dm->max) {
             check(s, false, "%s: min %lld is above max %lld", dm->name, (long long)dm->min, (long long)dm->max);
+            s->checks[s->nchecks - 1].blame = k;
+        }
         if (dm->root >= 0 && (dm->a < 1 || dm->root >= s->ndims || s->dims[dm->root].root >= 0))
             check(s, false, "%s: a derived Dim must be a positive multiple of a root Dim plus a constant", dm->name);
     }
@@ -491,6 +508,7 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
             node_label(s->ep, sp->cons[i].node, where, sizeof where);
             check(s, false, "%s needs %s, which fails for every value of the Dims (%s)", where, txt ? txt : "?",
                   sp->cons[i].why);
+            blame(s, sp->cons[i].cond);
             free(txt);
         } else {
             /* a condition on data (u0) is the run's to check */
@@ -528,6 +546,7 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
                       "%s in %s leaves the range the archive was exported for (%s in %s): a size outside it may "
                       "take another path of the model's Python",
                       dm->name, have, sym, rec);
+                s->checks[s->nchecks - 1].blame = k;
             }
         }
     }

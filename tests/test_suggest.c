@@ -230,6 +230,36 @@ START_TEST(test_suggest_bad_requests)
 }
 END_TEST
 
+/* Every corpus archive: a verified suggestion that admits the reference
+** inputs PyTorch ran it on (a property: whatever the Dims are, inputs the
+** program runs on must fit them, or the suggestion says why not). */
+START_TEST(test_suggest_corpus)
+{
+    char *const *stems;
+    int n = test_corpus_archives(&stems);
+    if (n == 0)
+        return; /* the corpus suite says on one line that ../shared is absent */
+    int checked = 0;
+    for (int i = 0; i < n; i++) {
+        char *model = test_corpus_archive_path(stems[i]);
+        if (!model)
+            continue;
+        char ref[1024];
+        snprintf(ref, sizeof ref, "%s/%s.ref", test_corpus_dir(), stems[i]);
+        const char *args[] = {"suggest", model, "--inputs", ref, NULL};
+        RunResult r = test_run_binary(args, NULL, NULL);
+        ck_assert_msg(r.code == 0, "%s: exit %d\n%s", model, r.code, r.err);
+        ck_assert_msg(strstr(r.out, "\nverified:\n") != NULL, "%s: not verified:\n%s", model, r.out);
+        ck_assert_msg(strstr(r.out, "the given inputs:") == NULL, "%s: the reference inputs do not fit:\n%s", model,
+                      r.out);
+        run_result_free(&r);
+        free(model);
+        checked++;
+    }
+    ck_assert_int_gt(checked, 50);
+}
+END_TEST
+
 /* ---- the verifier rejects what is wrong --------------------------------------- */
 
 typedef struct Opened {
@@ -395,6 +425,7 @@ Suite *suite_suggest(void)
     tcase_add_loop_test(tc, test_suggest_cases, 0, (int)(sizeof CASES / sizeof CASES[0]));
     tcase_add_test(tc, test_suggest_json);
     tcase_add_test(tc, test_suggest_bad_requests);
+    tcase_add_test(tc, test_suggest_corpus);
     suite_add_tcase(s, tc);
     TCase *v = tcase_create("verify");
     tcase_set_timeout(v, 60);
