@@ -855,6 +855,11 @@ static void make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
                         v->lo = rc->min;
                     if (rc && rc->has_max)
                         v->hi = rc->max;
+                    if (!rc)
+                        suggest_note(s, SN_LEFT_OUT, -1, NULL,
+                                     "%s (%s.shape[%d]) has no entry in the archive's range_constraints: taken as "
+                                     "[2, inf], torch.export's default",
+                                     syms_in[j], user_input_name(u), d);
                     if (rc && (rc->has_min || rc->has_max)) {
                         snprintf(v->why_min, sizeof v->why_min, "the range recorded at export (%s in [%lld, %s])",
                                  syms_in[j], (long long)v->lo, rc->has_max ? "" : "inf");
@@ -1464,6 +1469,25 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
             sym_free(k);
         }
         sym_free(x);
+    }
+    /* a program exported dynamic whose own conditions exclude every size it
+    ** was exported for: no suggestion can mend that, say so */
+    for (int i = 0; so.program_dynamic && i < sp->nnodes; i++) {
+        if (sp->nodes[i].status != SN_FAILED || !strstr(sp->nodes[i].note, "never holds"))
+            continue;
+        char where[200];
+        node_label(ep, i, where, sizeof where);
+        ep_fail(err, EP_ERR_FORMAT,
+                "the program's guards contradict each other: %s: %s for every size in the recorded ranges", where,
+                sp->nodes[i].note);
+        shape_prop_free(sp);
+        for (int ui = 0; ui < s->ninputs; ui++)
+            sym_shape_free(&shapes[ui]);
+        free(shapes), free(ins), free(so.cands);
+        lift_ctx_free(&lc);
+        solver_free(&so);
+        suggest_free(s);
+        return EP_ERR_FORMAT;
     }
     /* nodes the rules could not follow: the analysis does not cover them */
     for (int i = 0; i < sp->nnodes; i++) {

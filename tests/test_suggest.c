@@ -260,6 +260,44 @@ START_TEST(test_suggest_corpus)
 }
 END_TEST
 
+/* Bad archives: an expression that does not parse is named, never skipped;
+** guards that exclude every size are a contradiction, not a suggestion. */
+START_TEST(test_suggest_bad_archives)
+{
+    Model *m;
+    EpError err = {0};
+    Suggestion *s = NULL;
+    SuggestOptions o = {.run_checks = false};
+    ck_assert_msg(model_open(FIX "dyn_posemb_dynamic.pt2", NULL, &m, &err) == EP_OK, "%s", err.msg);
+    Interp *ip = interp_new(m, NULL, &err);
+    ck_assert_msg(ip != NULL, "%s", err.msg);
+    RangeConstraint *r = (RangeConstraint *)&m->ep->ranges[0];
+    /* s0 in [9, 64] against the embedding's 8 rows */
+    int64_t lo = r->min;
+    r->min = 9;
+    ck_assert_int_eq(suggest_run(ip, &o, &s, &err), EP_ERR_FORMAT);
+    ck_assert_msg(strstr(err.msg, "the program's guards contradict each other: node 'embedding' "
+                                  "(aten.embedding.default) at dyn_posemb.py:15") != NULL,
+                  "%s", err.msg);
+    ck_assert_ptr_null(s);
+    r->min = lo;
+    /* a range key that does not parse */
+    SymExpr *keep = r->parsed;
+    char *text = r->expr;
+    r->parsed = NULL;
+    char bad[] = "Mod(s0,";
+    r->expr = bad;
+    ck_assert_int_eq(suggest_run(ip, &o, &s, &err), EP_ERR_FORMAT);
+    ck_assert_str_eq(err.msg, "range_constraints[0]: the expression 'Mod(s0,' does not parse");
+    r->parsed = keep;
+    r->expr = text;
+    ck_assert_int_eq(suggest_run(ip, &o, &s, &err), EP_OK);
+    suggest_free(s);
+    interp_free(ip);
+    model_free(m);
+}
+END_TEST
+
 /* ---- the verifier rejects what is wrong --------------------------------------- */
 
 typedef struct Opened {
@@ -426,6 +464,7 @@ Suite *suite_suggest(void)
     tcase_add_test(tc, test_suggest_json);
     tcase_add_test(tc, test_suggest_bad_requests);
     tcase_add_test(tc, test_suggest_corpus);
+    tcase_add_test(tc, test_suggest_bad_archives);
     suite_add_tcase(s, tc);
     TCase *v = tcase_create("verify");
     tcase_set_timeout(v, 60);
