@@ -329,7 +329,7 @@ static void lift_args(const ShapeProp *sp, int i, const OpSchema *s, SymArg *arg
             int64_t v;
             if (item->kind != SV_INT || !sym_as_int(item->e, &v))
                 continue;
-            SymExpr *e = sp->lift(sp->lift_ctx, i, s->args[k].name, v);
+            SymExpr *e = sp->lift(sp->lift_ctx, i, s->args[k].name, j, v);
             if (e) {
                 sym_free(item->e);
                 item->e = e;

@@ -41,7 +41,7 @@ typedef struct ShapeProp {
     ShapeConstraint *cons;  /* in node order */
     int ncons;
     SymRanges ranges;       /* the program's ranges of bare symbols */
-    SymExpr *(*lift)(void *ctx, int node, const char *arg, int64_t value); /* ShapeLiftFn, or NULL */
+    SymExpr *(*lift)(void *ctx, int node, const char *arg, int pos, int64_t value); /* ShapeLiftFn, or NULL */
     void *lift_ctx;
 } ShapeProp;
 
@@ -56,9 +56,10 @@ void shape_prop_free(ShapeProp *sp); /* NULL ok */
 ** 5 of arange(end=5) in a program exported with static shapes, when the
 ** caller knows 5 was x.shape[0] (epdbg suggest).  Called for every int (or
 ** int list item) of a node argument whose schema name says it is a size
-** (size, end, length, ...) before the node's rule runs; returns a new
-** expression to use instead, or NULL to keep the literal. */
-typedef SymExpr *(*ShapeLiftFn)(void *ctx, int node, const char *arg, int64_t value);
+** (size, end, length, ...) before the node's rule runs (pos: the item's
+** index in a list, else 0); returns a new expression to use instead, or
+** NULL to keep the literal. */
+typedef SymExpr *(*ShapeLiftFn)(void *ctx, int node, const char *arg, int pos, int64_t value);
 
 typedef struct ShapePropOptions {
     const ShapeInput *inputs; /* as for shape_prop_run (may be NULL) */

@@ -20,6 +20,7 @@
 **   6. conditions on several Dims that do not hold over their ranges: the
 **      last Dim named stays static; conditions on data (u0): torch._check.
 */
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -611,6 +612,8 @@ static bool holds_on(const Solver *so, const SymExpr *cond, int k, int64_t a, in
     return true;
 }
 
+static void unique_name(const Solver *so, const char *want, char *out, size_t cap);
+
 /* Narrow var k's range by cond (one var).  Returns false when cond cannot
 ** be stated as a range or a residue class (the caller writes why). */
 static bool bound_var(Solver *so, const Cond *c, const SymExpr *e, int k)
@@ -659,8 +662,12 @@ static bool bound_var(Solver *so, const Cond *c, const SymExpr *e, int k)
                          where2, classes, (long long)period, (long long)p, (long long)res, (long long)period);
         }
         /* v = period * _v + res */
-        char hname[72];
-        snprintf(hname, sizeof hname, "_%s", v->name);
+        char want[72], hname[72];
+        const char *stem = v->name;
+        while (*stem == '_')
+            stem++;
+        snprintf(want, sizeof want, "_%s", stem);
+        unique_name(so, want, hname, sizeof hname);
         /* the least _v >= 0 with period*_v + res >= lo (floor division of
         ** a possibly negative numerator) */
         int64_t num = v->lo - res, hlo = num <= 0 ? 0 : (num + period - 1) / period;
@@ -921,6 +928,31 @@ static int dim_index(const Solver *so, const int *map, int var)
     return map[var];
 }
 
+/* *text with every whole-word from replaced by to (a new string). */
+static void rename_word(char **text, const char *from, const char *to)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    size_t fl = strlen(from);
+    const char *p = *text;
+    while (*p) {
+        const char *q = strstr(p, from);
+        bool word = q && (q == *text || !(isalnum((unsigned char)q[-1]) || q[-1] == '_')) &&
+                    !(isalnum((unsigned char)q[fl]) || q[fl] == '_');
+        if (!q) {
+            sb_append(&sb, p);
+            break;
+        }
+        sb_appendn(&sb, p, (size_t)(q - p));
+        sb_append(&sb, word ? to : from);
+        p = q + fl;
+    }
+    free(*text);
+    *text = sb_take(&sb);
+    if (!*text)
+        *text = ep_xstrdup("");
+}
+
 static void build_dims(Solver *so)
 {
     Suggestion *s = so->s;
@@ -950,6 +982,25 @@ static void build_dims(Solver *so)
         dm->min_node = v->min_node;
         dm->max_node = v->max_node;
         map[i] = s->ndims++;
+    }
+    /* a hidden root made from another (_h_2 after _h was divided again)
+    ** takes the plain name once that one is gone */
+    for (int k = 0; k < s->ndims; k++) {
+        char *us = strrchr(s->dims[k].name, '_');
+        if (!s->dims[k].hidden || !us || us == s->dims[k].name || !us[1] || strspn(us + 1, "0123456789") != strlen(us + 1))
+            continue;
+        char stem[64];
+        snprintf(stem, sizeof stem, "%.*s", (int)(us - s->dims[k].name), s->dims[k].name);
+        bool taken = false;
+        for (int j = 0; j < s->ndims; j++)
+            taken |= strcmp(s->dims[j].name, stem) == 0;
+        for (int j = 0; j < so->nv && !taken; j++)
+            taken |= strcmp(so->v[j].name, stem) == 0 && !so->v[j].val;
+        if (taken)
+            continue;
+        for (int i = 0; i < s->nnotes; i++) /* the notes said the old name */
+            rename_word(&s->notes[i].text, s->dims[k].name, stem);
+        snprintf(s->dims[k].name, sizeof s->dims[k].name, "%s", stem);
     }
     /* every input size in terms of the roots */
     for (int ui = 0; ui < s->ninputs; ui++) {
@@ -1196,21 +1247,59 @@ static void specialization_notes(Solver *so, const LiftCtx *lc)
     }
 }
 
-/* The notes of lifted literals: what the suggestion assumes of the source. */
+/* A requested size pinned to its own example where a literal of that value
+** was taken for a size: the latest such literal at or before the pinning
+** node, as (node, pos) in retry. */
+static void pinned_by_lift(const Solver *so, const LiftCtx *lc, int retry[2])
+{
+    for (int i = 0; i < so->nv; i++) {
+        const Var *v = &so->v[i];
+        int64_t k;
+        if (v->kind != VK_ASKED || !v->val || !sym_as_int(v->val, &k) || k != v->hint || v->node < 0)
+            continue;
+        int best = -1;
+        for (int r = 0; r < lc->nrecs; r++) {
+            const LiftRecord *rec = &lc->recs[r];
+            if (!rec->lifted || rec->value != k || rec->node > v->node)
+                continue;
+            if (best < 0 || rec->node > lc->recs[best].node ||
+                (rec->node == lc->recs[best].node && rec->pos > lc->recs[best].pos))
+                best = r;
+        }
+        if (best >= 0) {
+            retry[0] = lc->recs[best].node;
+            retry[1] = lc->recs[best].pos;
+            return;
+        }
+    }
+}
+
+/* The notes of lifted literals: what the suggestion assumes of the source,
+** one per size (the first node named, the others counted). */
 static void lift_notes(Solver *so, const LiftCtx *lc)
 {
-    for (int r = 0; r < lc->nrecs; r++) {
-        const LiftRecord *rec = &lc->recs[r];
-        if (!rec->lifted)
+    for (int c = 0; c < so->ncands; c++) {
+        int first = -1, more = 0;
+        for (int r = 0; r < lc->nrecs; r++) {
+            if (!lc->recs[r].lifted || lc->recs[r].cand != c)
+                continue;
+            if (first < 0)
+                first = r;
+            else
+                more++;
+        }
+        if (first < 0)
             continue;
-        const LiftCand *cd = &so->cands[rec->cand];
-        const UserInput *u = interp_user_input(so->ip, cd->ui);
-        char where[200];
+        const LiftRecord *rec = &lc->recs[first];
+        const LiftCand *cd = &so->cands[c];
+        char where[200], others[64] = "";
         node_label(so->ep, rec->node, where, sizeof where);
+        if (more)
+            snprintf(others, sizeof others, " and in %d more node%s", more, more == 1 ? "" : "s");
         suggest_note(so->s, SN_WHY, rec->node, NULL,
-                     "takes the %lld of %s to be %s.shape[%d] (the line does not show the number): export again "
-                     "from that source and the graph computes it from the input",
-                     (long long)rec->value, where, user_input_name(u), cd->d);
+                     "takes the %lld of %s%s to be %s.shape[%d] (the line does not write the number): export "
+                     "again from that source and the graph computes it from the input",
+                     (long long)rec->value, where, others, user_input_name(interp_user_input(so->ip, cd->ui)), cd->d);
     }
 }
 
@@ -1223,10 +1312,12 @@ static void relation_notes(Solver *so)
         if (!v->val || sym_as_int(v->val, &k) || v->ui < 0 || v->kind == VK_HIDDEN)
             continue;
         const UserInput *u = interp_user_input(so->ip, v->ui);
-        char *e = sym_to_string(v->val);
+        SymExpr *full = substitute(so, v->val);
+        char *e = sym_to_string(full ? full : v->val);
         suggest_note(so->s, SN_WHY, v->node, NULL, "%s.shape[%d] = %s: %s", user_input_name(u), v->d, e ? e : "?",
                      v->why);
         free(e);
+        sym_free(full);
     }
 }
 
@@ -1347,11 +1438,29 @@ static bool dim_used_by_entry(const Suggestion *s, int j)
     return false;
 }
 
-static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all, Suggestion **out, EpError *err);
+/* One solve; *retry (node, pos) names a lifted literal that pinned a
+** requested size to its own example, to keep as a literal next time (-1
+** none). */
+static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all, const int *nolift, int nnolift,
+                      Suggestion **out, int retry[2], EpError *err);
 
 EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **out, EpError *err)
 {
-    EpStatus st = solve(ip, opt, false, out, err);
+    /* a static archive's literal equal to a named size's example may be
+    ** another size by coincidence (seq = 64 = d_model): when taking it for
+    ** the size pins the size, keep that literal and solve again */
+    int nolift[2 * 16], nn = 0, retry[2];
+    EpStatus st;
+    for (;;) {
+        st = solve(ip, opt, false, nolift, nn, out, retry, err);
+        if (st != EP_OK || retry[0] < 0 || nn == 16)
+            break;
+        suggest_free(*out);
+        *out = NULL;
+        nolift[2 * nn] = retry[0];
+        nolift[2 * nn + 1] = retry[1];
+        nn++;
+    }
     if (st != EP_OK)
         return st;
     /* a literal the source hard-codes: what the program allows once the
@@ -1362,16 +1471,20 @@ EpStatus suggest_run(const Interp *ip, const SuggestOptions *opt, Suggestion **o
         hard |= s->notes[i].kind == SN_SOURCE_CHANGE && s->notes[i].code;
     Suggestion *after = NULL;
     EpError e2;
-    if (hard && solve(ip, opt, true, &after, &e2) == EP_OK && after->verified && after->nentries > 0)
+    int unused[2];
+    if (hard && solve(ip, opt, true, nolift, nn, &after, unused, &e2) == EP_OK && after->verified &&
+        after->nentries > 0)
         s->after = after;
     else
         suggest_free(after);
     return EP_OK;
 }
 
-static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all, Suggestion **out, EpError *err)
+static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all, const int *nolift, int nnolift,
+                      Suggestion **out, int retry[2], EpError *err)
 {
     *out = NULL;
+    retry[0] = retry[1] = -1;
     const ExportedProgram *ep = interp_model(ip)->ep;
     /* an expression of the archive that does not parse: every check that
     ** depends on it would be missing, so say so instead */
@@ -1382,6 +1495,11 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     Suggestion *s = ep_xcalloc(1, sizeof *s);
     s->ep = ep;
     s->lift_all = lift_all;
+    if (nnolift) {
+        s->nolift = ep_xcalloc((size_t)nnolift * 2, sizeof *s->nolift);
+        memcpy(s->nolift, nolift, (size_t)nnolift * 2 * sizeof *s->nolift);
+        s->nnolift = nnolift;
+    }
     s->ninputs = interp_num_user_inputs(ip);
     s->hint = ep_xcalloc((size_t)(s->ninputs ? s->ninputs : 1) * EP_MAX_DIMS, sizeof *s->hint);
     if (opt->inputs)
@@ -1429,7 +1547,7 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     sym_ranges_init(&rr);
     for (int i = 0; i < so.nv; i++)
         sym_ranges_set(&rr, so.v[i].name, so.v[i].lo, so.v[i].hi);
-    LiftCtx lc = {.ep = ep, .cands = so.cands, .ncands = so.ncands, .lift_all = lift_all};
+    LiftCtx lc = {.ep = ep, .cands = so.cands, .ncands = so.ncands, .lift_all = lift_all, .s = s};
     SymBindings hints;
     sym_bindings_init(&hints);
     hint_bindings(&so, &hints);
@@ -1515,6 +1633,17 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     pin_followers(&so);
     equalities_pass(&so, true);
     bounds_and_rest(&so);
+    pinned_by_lift(&so, &lc, retry);
+    if (retry[0] >= 0) { /* solved again without that literal: this one is dropped */
+        shape_prop_free(sp);
+        for (int ui = 0; ui < s->ninputs; ui++)
+            sym_shape_free(&shapes[ui]);
+        free(shapes), free(ins), free(so.cands);
+        lift_ctx_free(&lc);
+        solver_free(&so);
+        *out = s;
+        return EP_OK;
+    }
     specialization_notes(&so, &lc);
     relation_notes(&so);
     lift_notes(&so, &lc);
@@ -1584,6 +1713,7 @@ void suggest_free(Suggestion *s)
     free(s->entries);
     free(s->hint);
     free(s->given);
+    free(s->nolift);
     suggest_free(s->after);
     free(s);
 }

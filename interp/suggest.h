@@ -129,6 +129,9 @@ typedef struct Suggestion {
     bool lift_all;             /* every literal equal to a dynamic size's example stands for it: the program
                                ** as it is once the source changes of the notes are made */
     struct Suggestion *after;  /* that program's suggestion, when a note asks for such a change (or NULL) */
+    int *nolift;               /* node, pos pairs: literals of a static archive kept as literals, where taking
+                               ** them for a size pinned it (seq = 64 = d_model); nnolift pairs */
+    int nnolift;
     int ninputs;
 } Suggestion;
 

@@ -24,7 +24,7 @@ typedef struct LiftCand {
 } LiftCand;
 
 typedef struct LiftRecord {
-    int node;
+    int node, pos;     /* the node and the item of its size argument */
     int64_t value;
     int cand;          /* index into cands */
     bool lifted;       /* false: the code shows the number (hard-coded) */
@@ -37,10 +37,11 @@ typedef struct LiftCtx {
     LiftRecord *recs;  /* what was decided, in node order (owned) */
     int nrecs, caprecs;
     bool lift_all;     /* also the literals the code shows (Suggestion.lift_all) */
+    const Suggestion *s; /* its nolift list: literals kept whatever the rule says (may be NULL) */
 } LiftCtx;
 
 /* The ShapeLiftFn over a LiftCtx. */
-SymExpr *suggest_lift(void *ctx, int node, const char *arg, int64_t value);
+SymExpr *suggest_lift(void *ctx, int node, const char *arg, int pos, int64_t value);
 void lift_ctx_free(LiftCtx *lc);
 
 /* Does code hold v as a number of its own ("view(4, 3" holds 4; "x4",

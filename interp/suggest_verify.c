@@ -73,10 +73,13 @@ bool code_shows_number(const char *code, int64_t v)
 
 /* ---- the lift of literal sizes --------------------------------------------- */
 
-SymExpr *suggest_lift(void *ctx, int node, const char *arg, int64_t value)
+SymExpr *suggest_lift(void *ctx, int node, const char *arg, int pos, int64_t value)
 {
     (void)arg;
     LiftCtx *lc = ctx;
+    for (int i = 0; lc->s && i < lc->s->nnolift; i++)
+        if (lc->s->nolift[2 * i] == node && lc->s->nolift[2 * i + 1] == pos)
+            return NULL;
     int found = -1;
     for (int i = 0; i < lc->ncands; i++)
         if (lc->cands[i].example == value && lc->cands[i].expr) {
@@ -89,18 +92,21 @@ SymExpr *suggest_lift(void *ctx, int node, const char *arg, int64_t value)
     int nf;
     char loc[160];
     const char *code = node_user_code(lc->ep, node, loc, sizeof loc, &fr, &nf);
-    /* no code: a literal is a literal (what the graph says) */
-    bool lifted = lc->lift_all || (code && !code_shows_number(code, value));
+    /* no code: a literal is a literal (what the graph says); a line that
+    ** reads a shape (`reshape(x.shape)`, `x.size(0)`) computes its sizes
+    ** from it, whatever other numbers it shows (`transpose(1, 2)`) */
+    bool reads_shape = code && (strstr(code, ".shape") || strstr(code, ".size(") || strstr(code, "size()"));
+    bool lifted = lc->lift_all || (code && (reads_shape || !code_shows_number(code, value)));
     source_frames_free(fr, nf);
     bool seen = false;
     for (int r = 0; r < lc->nrecs; r++)
-        seen |= lc->recs[r].node == node && lc->recs[r].value == value;
+        seen |= lc->recs[r].node == node && lc->recs[r].pos == pos;
     if (!seen) {
         if (lc->nrecs == lc->caprecs) {
             lc->caprecs = lc->caprecs ? 2 * lc->caprecs : 8;
             lc->recs = ep_xrealloc(lc->recs, (size_t)lc->caprecs * sizeof *lc->recs);
         }
-        lc->recs[lc->nrecs++] = (LiftRecord){node, value, found, lifted};
+        lc->recs[lc->nrecs++] = (LiftRecord){node, pos, value, found, lifted};
     }
     return lifted ? sym_clone(lc->cands[found].expr) : NULL;
 }
@@ -198,6 +204,7 @@ EpStatus suggest_propagate(const Interp *ip, const Suggestion *s, const int64_t 
     use->cands = cands;
     use->ncands = ncands;
     use->lift_all = s->lift_all;
+    use->s = s;
     SymBindings hints; /* the roots at their examples: the branches a re-export takes */
     sym_bindings_init(&hints);
     for (int k = 0; k < s->ndims; k++)
