@@ -13,6 +13,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "examples/gen/benchmodels.h"
+#include "examples/gen/progbuild.h"
 #include "fixrecords.h"
 #include "interp/archive.h"
 #include "interp/suggest.h"
@@ -260,6 +262,36 @@ START_TEST(test_suggest_corpus)
 }
 END_TEST
 
+/* The bench transformer exported static, batch 2, seq 64 = d_model 64:
+** every view writes 2 and 64 (from x.shape, which its lines read); the 64
+** of d_model taken for seq would pin seq at the projection, so that
+** literal is kept and seq stays dynamic. */
+START_TEST(test_suggest_coincident_sizes)
+{
+    PbRng rng = {1};
+    Tensor *in = NULL;
+    ProgBuilder *pb = bench_transformer_model(&rng, &in);
+    char *dir = test_tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/tr.pt2", dir);
+    EpError err = {0};
+    PbWriteOptions wo = {.era = PB_ERA_2_11};
+    ck_assert_msg(pb_write(pb, path, &wo, &err) == EP_OK, "%s", err.msg);
+    pb_free(pb);
+    if (in)
+        tensor_unref(in);
+    const char *args[] = {"suggest", path, "--dynamic", "x:0=batch", "--dynamic", "x:1=seq", NULL};
+    RunResult r = test_run_binary(args, NULL, NULL);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    const char *want = "from torch.export import Dim\nbatch = Dim(\"batch\", min=2)\nseq = Dim(\"seq\", min=2)\n"
+                       "dynamic_shapes = {\"x\": {0: batch, 1: seq}}\n\n";
+    ck_assert_msg(strncmp(r.out, want, strlen(want)) == 0, "%s", r.out);
+    run_result_free(&r);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 /* Bad archives: an expression that does not parse is named, never skipped;
 ** guards that exclude every size are a contradiction, not a suggestion. */
 START_TEST(test_suggest_bad_archives)
@@ -465,6 +497,7 @@ Suite *suite_suggest(void)
     tcase_add_test(tc, test_suggest_bad_requests);
     tcase_add_test(tc, test_suggest_corpus);
     tcase_add_test(tc, test_suggest_bad_archives);
+    tcase_add_test(tc, test_suggest_coincident_sizes);
     suite_add_tcase(s, tc);
     TCase *v = tcase_create("verify");
     tcase_set_timeout(v, 60);
