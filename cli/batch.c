@@ -223,8 +223,9 @@ int cli_debug(int argc, char **argv, FullScreenFn full_screen)
         return EP_ERR_USAGE;
     }
     FILE *script = NULL;
-    if (a.script && !(script = fopen(a.script, "r"))) {
-        fprintf(stderr, "epdbg: -x %s: cannot open the script\n", a.script);
+    EpError serr = {0};
+    if (a.script && !(script = ep_fopen_regular(a.script, "r", "-x", &serr))) {
+        fprintf(stderr, "epdbg: %s\n", serr.msg);
         debug_args_free(&a);
         return EP_ERR_USAGE;
     }

@@ -273,9 +273,9 @@ static EpStatus input_file_load(const char *path, InputFile *f, EpError *err)
 {
     memset(f, 0, sizeof *f);
     unsigned char magic[6] = {0};
-    FILE *fp = fopen(path, "rb");
+    FILE *fp = ep_fopen_regular(path, "rb", NULL, err);
     if (!fp)
-        return ep_fail(err, EP_ERR_FORMAT, "%s: cannot open: %s", path, strerror(errno));
+        return EP_ERR_FORMAT;
     size_t got = fread(magic, 1, sizeof magic, fp);
     fclose(fp);
     EpStatus rc;

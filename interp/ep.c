@@ -3,7 +3,11 @@
 */
 #include "ep.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include <time.h>
 #include <stdlib.h>
 #include <string.h>
@@ -180,4 +184,64 @@ double ep_monotonic_seconds(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* What kind of file mode is, for the message. */
+static const char *file_kind(mode_t mode)
+{
+    if (S_ISDIR(mode))
+        return "a directory";
+    if (S_ISFIFO(mode))
+        return "a named pipe (FIFO)";
+    if (S_ISCHR(mode))
+        return "a character device";
+    if (S_ISBLK(mode))
+        return "a block device";
+    if (S_ISSOCK(mode))
+        return "a socket";
+    return "not a regular file";
+}
+
+int ep_open_regular(const char *path, const char *what, EpError *err)
+{
+    const char *w = what ? what : "";
+    const char *sep = what ? " " : "";
+    /* O_NONBLOCK: opening a FIFO must not wait for a writer; it is cleared
+    ** once the descriptor is known to be a regular file */
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    if (fd < 0) {
+        ep_fail(err, EP_ERR_FORMAT, "%s%s%s: cannot open (%s)", w, sep, path, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        ep_fail(err, EP_ERR_FORMAT, "%s%s%s: cannot read its type (%s)", w, sep, path, strerror(errno));
+        close(fd);
+        return -1;
+    }
+    if (!S_ISREG(st.st_mode)) {
+        const char *k = file_kind(st.st_mode);
+        ep_fail(err, EP_ERR_FORMAT, "%s%s%s: is %s, not a regular file", w, sep, path,
+                strncmp(k, "not ", 4) == 0 ? "something else" : k);
+        close(fd);
+        return -1;
+    }
+    int fl = fcntl(fd, F_GETFL);
+    if (fl >= 0)
+        fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+    return fd;
+}
+
+FILE *ep_fopen_regular(const char *path, const char *mode, const char *what, EpError *err)
+{
+    int fd = ep_open_regular(path, what, err);
+    if (fd < 0)
+        return NULL;
+    FILE *f = fdopen(fd, mode);
+    if (!f) {
+        ep_fail(err, EP_ERR_FORMAT, "%s%s%s: cannot open (%s)", what ? what : "", what ? " " : "", path,
+                strerror(errno));
+        close(fd);
+    }
+    return f;
 }

@@ -13,6 +13,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 /* The numeric values are the process exit codes of `epdbg run`. */
 typedef enum EpStatus {
@@ -87,6 +88,16 @@ static inline bool ep_add_i64(int64_t a, int64_t b, int64_t *out)
 
 /* Python semantics for integer // and % (round toward -inf), which SymInt
 ** arithmetic, aten floor division and remainder all follow.  b != 0. */
+/* Open path for reading, refusing what is not a regular file before
+** anything blocks or streams forever: a directory, a named pipe (opened
+** without waiting for a writer), a device (/dev/zero), a socket.  what
+** names the file's role in the message ("the model", "-x script").
+** Returns the descriptor (close it), or -1 with err (EP_ERR_FORMAT):
+** "-x /dev/zero: is a character device, not a regular file". */
+int ep_open_regular(const char *path, const char *what, EpError *err);
+/* The same as a stdio stream ("r" or "rb"); NULL with err. */
+FILE *ep_fopen_regular(const char *path, const char *mode, const char *what, EpError *err);
+
 static inline int64_t ep_floordiv_i64(int64_t a, int64_t b)
 {
     if (b == -1)

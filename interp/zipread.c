@@ -409,14 +409,12 @@ static ZipArchive *archive_open(ZipArchive *z, EpError *err)
 
 ZipArchive *zipa_open_file(const char *path, EpError *err)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        ep_fail(err, EP_ERR_FORMAT, "%s: cannot open (%s)", path, strerror(errno));
+    int fd = ep_open_regular(path, NULL, err);
+    if (fd < 0)
         return NULL;
-    }
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ep_fail(err, EP_ERR_FORMAT, "%s: not a regular file", path);
+    if (fstat(fd, &st) != 0) {
+        ep_fail(err, EP_ERR_FORMAT, "%s: cannot read its size (%s)", path, strerror(errno));
         close(fd);
         return NULL;
     }

@@ -449,7 +449,7 @@ START_TEST(test_not_zip)
     ck_assert_ptr_null(zipa_open_file("/nonexistent/model.pt2", &err));
     ck_assert_str_eq(err.msg, "/nonexistent/model.pt2: cannot open (No such file or directory)");
     ck_assert_ptr_null(zipa_open_file("/tmp", &err));
-    ck_assert_str_eq(err.msg, "/tmp: not a regular file");
+    ck_assert_str_eq(err.msg, "/tmp: is a directory, not a regular file");
     char path[64];
     temp_path(path, sizeof path);
     ck_assert_ptr_null(zipa_open_file(path, &err));

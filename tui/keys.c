@@ -4,6 +4,8 @@
 #include "keys.h"
 
 #include <ctype.h>
+#include <sys/stat.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -148,16 +150,31 @@ const char *keymap_lookup(const Keymap *km, int key)
     return NULL;
 }
 
+/* An rc file binds keys; more lines than this is not one. */
+#define KEYMAP_RC_MAX_LINES 10000
+
 EpStatus keymap_load_rc(Keymap *km, const char *path, EpError *err)
 {
-    FILE *f = fopen(path, "r");
-    if (!f)
+    struct stat st;
+    if (stat(path, &st) != 0 && errno == ENOENT)
         return EP_OK; /* no rc file: the defaults */
+    /* a link to /dev/zero or a FIFO would be read forever */
+    FILE *f = ep_fopen_regular(path, "r", NULL, err);
+    if (!f)
+        return EP_ERR_USAGE;
     char line[1024];
     int lineno = 0;
     EpStatus rc = EP_OK;
     while (rc == EP_OK && fgets(line, sizeof line, f)) {
-        lineno++;
+        if (++lineno > KEYMAP_RC_MAX_LINES) {
+            rc = ep_fail(err, EP_ERR_USAGE, "%s: more than %d lines; an rc file binds keys, one per line", path,
+                         KEYMAP_RC_MAX_LINES);
+            break;
+        }
+        if (!strchr(line, '\n') && !feof(f)) {
+            rc = ep_fail(err, EP_ERR_USAGE, "%s:%d: line longer than %zu bytes", path, lineno, sizeof line - 2);
+            break;
+        }
         char *p = line;
         while (isspace((unsigned char)*p))
             p++;

@@ -1,0 +1,130 @@
+/*
+** test_hostile_paths.c -- files that are not files (issue 12): a named
+** pipe, a device, a directory given as the model, an input, a script or the
+** rc file is refused at once with one message naming it and what it is --
+** never a read that blocks for a writer or streams forever.  Each run has
+** the suite's timeout as its hang detector.
+*/
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "testutil.h"
+#include "tui/keys.h"
+
+/* A FIFO in a fresh folder (the caller frees the path and removes both). */
+static char *make_fifo(char **dir)
+{
+    *dir = test_tmpdir();
+    char *p = malloc(strlen(*dir) + 8);
+    ck_assert_ptr_nonnull(p);
+    sprintf(p, "%s/fifo", *dir);
+    ck_assert_int_eq(mkfifo(p, 0600), 0);
+    return p;
+}
+
+static void expect(const char *const *args, int code, const char *want)
+{
+    RunResult r = test_run_binary(args, NULL, NULL);
+    ck_assert_msg(r.code == code, "%s %s: exit %d, want %d\n%s", args[0], args[1], r.code, code, r.err);
+    ck_assert_msg(strstr(r.err, want) != NULL, "%s: no \"%s\" in:\n%s", args[1], want, r.err);
+    run_result_free(&r);
+}
+
+START_TEST(test_model_not_a_file)
+{
+    char *dir, *fifo = make_fifo(&dir);
+    char want[600];
+    snprintf(want, sizeof want, "epdbg: %s: is a named pipe (FIFO), not a regular file", fifo);
+    expect((const char *[]){"info", fifo, NULL}, 2, want);
+    expect((const char *[]){"run", fifo, NULL}, 2, "is a named pipe (FIFO), not a regular file");
+    expect((const char *[]){"suggest", fifo, NULL}, 2, "is a named pipe (FIFO), not a regular file");
+    expect((const char *[]){"info", "/dev/zero", NULL}, 2, "/dev/zero: is a character device, not a regular file");
+    expect((const char *[]){"info", dir, NULL}, 2, "is a directory, not a regular file");
+    unlink(fifo);
+    rmdir(dir);
+    free(fifo);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_input_not_a_file)
+{
+    char *dir, *fifo = make_fifo(&dir);
+    char spec[600];
+    snprintf(spec, sizeof spec, "x=%s", fifo);
+    expect((const char *[]){"run", "examples/mlp.pt2", "--input", spec, NULL}, 2,
+           "is a named pipe (FIFO), not a regular file");
+    expect((const char *[]){"run", "examples/mlp.pt2", "--input", "/dev/zero", NULL}, 2,
+           "/dev/zero: is a character device, not a regular file");
+    /* the debugger's `set NAME = FILE`: an error, and the session goes on */
+    char set[700];
+    snprintf(set, sizeof set, "set x = %s", fifo);
+    RunResult r = test_run_binary((const char *[]){"examples/mlp.pt2", "--batch", "-ex", set, "-ex", "info inputs",
+                                                   NULL},
+                                  NULL, NULL);
+    ck_assert_msg(strstr(r.out, "is a named pipe (FIFO), not a regular file") ||
+                      strstr(r.err, "is a named pipe (FIFO), not a regular file"),
+                  "%s%s", r.out, r.err);
+    run_result_free(&r);
+    unlink(fifo);
+    rmdir(dir);
+    free(fifo);
+    free(dir);
+}
+END_TEST
+
+START_TEST(test_script_not_a_file)
+{
+    char *dir, *fifo = make_fifo(&dir);
+    expect((const char *[]){"examples/mlp.pt2", "-x", "/dev/zero", NULL}, 1,
+           "epdbg: -x /dev/zero: is a character device, not a regular file");
+    expect((const char *[]){"examples/mlp.pt2", "-x", fifo, NULL}, 1, "is a named pipe (FIFO), not a regular file");
+    unlink(fifo);
+    rmdir(dir);
+    free(fifo);
+    free(dir);
+}
+END_TEST
+
+/* ~/.epdbgrc linked to /dev/zero used to spin the TUI: refused, and an rc
+** file that is not one (too many lines) is refused too. */
+START_TEST(test_rc_not_a_file)
+{
+    Keymap km;
+    keymap_defaults(&km);
+    EpError err = {0};
+    ck_assert_int_eq(keymap_load_rc(&km, "/dev/zero", &err), EP_ERR_USAGE);
+    ck_assert_str_eq(err.msg, "/dev/zero: is a character device, not a regular file");
+    char *dir = test_tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/rc", dir);
+    FILE *f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    for (int i = 0; i < 10001; i++)
+        fputs("# a comment\n", f);
+    fclose(f);
+    ck_assert_int_eq(keymap_load_rc(&km, path, &err), EP_ERR_USAGE);
+    ck_assert_msg(strstr(err.msg, ": more than 10000 lines; an rc file binds keys, one per line"), "%s", err.msg);
+    ck_assert_int_eq(keymap_load_rc(&km, "/nonexistent/epdbgrc", &err), EP_OK); /* absent: the defaults */
+    keymap_free(&km);
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
+Suite *suite_hostile_paths(void)
+{
+    Suite *s = suite_create("hostile_paths");
+    TCase *tc = tcase_create("paths");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, test_model_not_a_file);
+    tcase_add_test(tc, test_input_not_a_file);
+    tcase_add_test(tc, test_script_not_a_file);
+    tcase_add_test(tc, test_rc_not_a_file);
+    suite_add_tcase(s, tc);
+    return s;
+}
