@@ -8,10 +8,12 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "interp/npy.h"
 #include "debugger/format.h"
@@ -29,7 +31,18 @@ static const char RUN_USAGE[] =
     "  --stop-on-nan   fail at the first node whose output has NaN or Inf (keeps every value)\n"
     "  --record F.npz  save the inputs (--record-all: and every value computed) to replay\n"
     "  --shadow-fp64   also run every floating node in float64 and report where float32 departs\n"
+    "  --timeout S     stop at the first node boundary after S seconds (exit 4, inputs saved)\n"
+    "  Ctrl-C stops at the next node boundary too (exit 130, inputs saved).\n"
     "  A failing run saves its inputs to MODEL-replay.npz here; `epdbg replay` re-runs them.\n";
+
+/* Set by SIGINT or the --timeout alarm; the run loop reads it between
+** nodes (a handler touching one flag, as lj_profile's does). */
+static volatile sig_atomic_t stop_signal;
+
+static void on_stop(int sig)
+{
+    stop_signal = sig;
+}
 
 static EpStatus make_dirs(const char *dir, EpError *err)
 {
@@ -52,6 +65,7 @@ static EpStatus make_dirs(const char *dir, EpError *err)
 int cli_run(int argc, char **argv)
 {
     const char *path = NULL, *model_name = NULL, *out_dir = NULL, *record_path = NULL;
+    long timeout = 0;
     bool stop_on_nan = false, record_all = false, shadow_fp64 = false;
     InputArgs inputs = {0};
     InterpOptions opt = INTERP_OPTIONS_DEFAULT;
@@ -80,6 +94,13 @@ int cli_run(int argc, char **argv)
             record_path = argv[++i];
         } else if (strcmp(a, "--record-all") == 0) {
             record_all = true;
+        } else if (strcmp(a, "--timeout") == 0 && has_value) {
+            char *end;
+            timeout = strtol(argv[++i], &end, 10);
+            if (*end || timeout <= 0 || timeout > 86400 * 365) {
+                fprintf(stderr, "epdbg run: --timeout %s: expected a whole number of seconds, 1 or more\n", argv[i]);
+                rc = EP_ERR_USAGE;
+            }
         } else if (strcmp(a, "--shadow-fp64") == 0) {
             shadow_fp64 = true;
         } else if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
@@ -136,10 +157,27 @@ int cli_run(int argc, char **argv)
     ** given, whatever the program writes into them */
     if (rc == EP_OK && (rc = interp_bind_copy(ip, vals, nvals, &err)))
         failure.failure = ep_xstrdup("input");
+    struct sigaction sa = {.sa_handler = on_stop}, old_int, old_alrm;
+    sigemptyset(&sa.sa_mask);
+    stop_signal = 0;
+    sigaction(SIGINT, &sa, &old_int);
+    sigaction(SIGALRM, &sa, &old_alrm);
+    if (timeout)
+        alarm((unsigned)timeout);
     while (rc == EP_OK && !interp_finished(ip)) {
         int node = interp_pc(ip);
         char *detail = NULL;
-        if ((rc = interp_step(ip, &err))) {
+        if (stop_signal) {
+            char *where = interp_describe_node(ip, node);
+            if (stop_signal == SIGALRM)
+                rc = ep_fail(&err, EP_ERR_EXEC, "--timeout %ld s reached before %s; the run stopped there", timeout,
+                             where);
+            else
+                rc = ep_fail(&err, 128 + SIGINT, "interrupted (Ctrl-C) before %s; the run stopped there", where);
+            free(where);
+            failure.failure = ep_xstrdup(stop_signal == SIGALRM ? "timeout" : "interrupt");
+            failure.node = ep_xstrdup(interp_node(ip, node)->name);
+        } else if ((rc = interp_step(ip, &err))) {
             failure.failure = ep_xstrdup("error");
             failure.node = ep_xstrdup(interp_node(ip, node)->name);
         } else if (stop_on_nan && interp_node_nonfinite(ip, node, &detail)) {
@@ -153,6 +191,9 @@ int cli_run(int argc, char **argv)
             failure.message = detail; /* as the debugger's catch nan reports it */
         }
     }
+    alarm(0);
+    sigaction(SIGINT, &old_int, NULL);
+    sigaction(SIGALRM, &old_alrm, NULL);
     if (rc && failure.failure) {
         EpError serr = {0};
         char *file = record_path ? ep_xstrdup(record_path) : record_replay_name(path);

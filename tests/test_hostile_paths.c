@@ -116,6 +116,21 @@ START_TEST(test_rc_not_a_file)
 }
 END_TEST
 
+/* --timeout takes a whole number of seconds, 1 or more. */
+START_TEST(test_timeout_usage)
+{
+    expect((const char *[]){"run", "examples/mlp.pt2", "--timeout", "0", NULL}, 1,
+           "epdbg run: --timeout 0: expected a whole number of seconds, 1 or more");
+    expect((const char *[]){"run", "examples/mlp.pt2", "--timeout", "2x", NULL}, 1,
+           "epdbg run: --timeout 2x: expected a whole number of seconds, 1 or more");
+    /* a run well within its time is untouched */
+    RunResult r = test_run_binary((const char *[]){"run", "examples/mlp.pt2", "--timeout", "600", NULL}, NULL, NULL);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    ck_assert(strstr(r.out, "out0 ") != NULL);
+    run_result_free(&r);
+}
+END_TEST
+
 Suite *suite_hostile_paths(void)
 {
     Suite *s = suite_create("hostile_paths");
@@ -125,6 +140,7 @@ Suite *suite_hostile_paths(void)
     tcase_add_test(tc, test_input_not_a_file);
     tcase_add_test(tc, test_script_not_a_file);
     tcase_add_test(tc, test_rc_not_a_file);
+    tcase_add_test(tc, test_timeout_usage);
     suite_add_tcase(s, tc);
     return s;
 }
