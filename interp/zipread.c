@@ -42,8 +42,21 @@
 #define MAX_COMMENT 65535
 
 /* Deflate cannot expand data more than about 1032:1; a member declaring a
-** larger ratio is corrupt (or a zip bomb) and is refused before allocating. */
+** larger ratio is corrupt and is refused before allocating. */
 #define DEFLATE_MAX_RATIO 1100
+/* Below that, a ratio real archives never reach (torch.export.save stores
+** every member uncompressed; a re-zipped program JSON compresses some 20:1)
+** is a zip bomb until the user says otherwise: refused before inflating,
+** unless EPDBG_ZIP_MAX_RATIO raises the limit. */
+#define DEFLATE_BOMB_RATIO 200
+
+static uint64_t bomb_ratio(void)
+{
+    const char *e = getenv("EPDBG_ZIP_MAX_RATIO");
+    char *end;
+    unsigned long long v = e ? strtoull(e, &end, 10) : 0;
+    return e && *e && !*end && v > 0 ? (uint64_t)v : DEFLATE_BOMB_RATIO;
+}
 
 typedef struct ZipMember {
     char *name;         /* as libzip reports it (UTF-8) */
@@ -333,6 +346,14 @@ static EpStatus check_readable(ZipArchive *z, int i, EpError *err)
         (m->method == 8 && m->size / DEFLATE_MAX_RATIO > m->comp_size + 64))
         return ep_fail(err, EP_ERR_FORMAT, "%s: member %s is corrupt (%llu bytes cannot give %llu)", z->label,
                        m->name, (unsigned long long)m->comp_size, (unsigned long long)m->size);
+    uint64_t limit = bomb_ratio();
+    if (m->method == 8 && m->size > 1024 * 1024 && m->size / limit > m->comp_size)
+        return ep_fail(err, EP_ERR_FORMAT,
+                       "%s: member %s would inflate %llu bytes to %llu (%llu:1, above the limit of %llu:1): a zip "
+                       "bomb, or deflated data that is mostly zeros; store the members uncompressed (as "
+                       "torch.export.save does) or set EPDBG_ZIP_MAX_RATIO",
+                       z->label, m->name, (unsigned long long)m->comp_size, (unsigned long long)m->size,
+                       (unsigned long long)(m->size / (m->comp_size ? m->comp_size : 1)), (unsigned long long)limit);
     if (m->size >= SIZE_MAX || m->size > (uint64_t)INT64_MAX)
         return ep_fail(err, EP_ERR_FORMAT, "%s: member %s is too large", z->label, m->name);
     return EP_OK;

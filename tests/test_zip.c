@@ -582,6 +582,22 @@ START_TEST(test_corrupt_members)
         zipa_unref(z);
     }
     free(bytes);
+    /* a ratio deflate can reach but no real archive does: a bomb, refused
+    ** before inflating, unless EPDBG_ZIP_MAX_RATIO allows it */
+    static char deflated[4096]; /* 4096 bytes declaring 2,048,000: 500:1 */
+    HandMember likely[] = {{"data/weights/w", deflated, sizeof deflated, 8, 4096u * 500u}};
+    bytes = hand_zip(likely, 1, 1, false, &len);
+    z = open_copy(bytes, len, "likely.zip", &err);
+    ck_assert_msg(z != NULL, "%s", err.msg);
+    char *d;
+    size_t n;
+    ck_assert_int_eq(zipa_read(z, 0, &d, &n, &err), EP_ERR_FORMAT);
+    ck_assert_str_eq(err.msg, "likely.zip: member data/weights/w would inflate 4096 bytes to 2048000 (500:1, "
+                              "above the limit of 200:1): a zip bomb, or deflated data that is mostly zeros; store "
+                              "the members uncompressed (as torch.export.save does) or set EPDBG_ZIP_MAX_RATIO");
+    ck_assert_ptr_null(zipa_storage(z, 0, 1, &err));
+    zipa_unref(z);
+    free(bytes);
 }
 END_TEST
 
