@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "interp/tensor.h"
 #include "interp/ops.h"
 #include "tui/tui.h"
 
@@ -49,6 +50,7 @@ static const char USAGE[] =
     "  epdbg replay FILE.npz MODEL.pt2 [--source-dir DIR]... [--batch]\n"
     "      re-run the inputs a failed run saved and stop at the failing node: full-screen\n"
     "      on a terminal, a report with --batch or without one\n"
+    "  --max-memory SIZE (any command, e.g. 4G): the most tensor data epdbg holds at once\n"
     "  epdbg --version | -V      the version\n"
     "  epdbg --help | -h         this text\n"
     "\n"
@@ -123,6 +125,24 @@ int main(int argc, char **argv)
     if (strcmp(argv[1], "-V") == 0 || strcmp(argv[1], "--version") == 0) {
         printf("epdbg %s\n", EPDBG_VERSION);
         return EP_OK;
+    }
+    /* --max-memory SIZE applies to every command: taken out here, once */
+    for (int i = 2; i < argc; i++) {
+        if (strcmp(argv[i], "--max-memory") != 0 && strncmp(argv[i], "--max-memory=", 13) != 0)
+            continue;
+        bool joined = argv[i][12] == '=';
+        const char *v = joined ? argv[i] + 13 : i + 1 < argc ? argv[i + 1] : NULL;
+        size_t bytes;
+        if (!v || !tensor_parse_bytes(v, &bytes) || bytes == 0) {
+            fprintf(stderr, "epdbg: --max-memory %s: expected a size such as 512M, 4G or 1.5G\n", v ? v : "");
+            return EP_ERR_USAGE;
+        }
+        tensor_set_memory_limit(bytes);
+        int drop = joined ? 1 : 2;
+        for (int k = i; k + drop <= argc; k++)
+            argv[k] = argv[k + drop];
+        argc -= drop;
+        i--;
     }
     int sub = -1;
     for (int i = 0; i < (int)(sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]); i++)

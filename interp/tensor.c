@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/mman.h>
 
 /* ---- storages ------------------------------------------------------------ */
@@ -75,6 +76,82 @@ void tensor_memory_reset_peak(void)
     peak_bytes = live_bytes;
 }
 
+static size_t memory_limit; /* 0: not set yet (the default, computed once) */
+
+static size_t default_limit(void)
+{
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    if (pages <= 0 || page <= 0)
+        return SIZE_MAX;
+    return (size_t)pages / 4 * 3 * (size_t)page;
+}
+
+void tensor_set_memory_limit(size_t bytes)
+{
+    memory_limit = bytes;
+}
+
+size_t tensor_memory_limit(void)
+{
+    if (!memory_limit) {
+        size_t env;
+        const char *e = getenv("EPDBG_MAX_MEMORY");
+        memory_limit = e && tensor_parse_bytes(e, &env) && env ? env : default_limit();
+    }
+    return memory_limit;
+}
+
+const char *tensor_bytes_text(uint64_t n, char *buf, size_t cap)
+{
+    static const char *const UNIT[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB"};
+    double v = (double)n;
+    int u = 0;
+    while (v >= 1024 && u < 5)
+        v /= 1024, u++;
+    if (u == 0)
+        snprintf(buf, cap, "%llu B", (unsigned long long)n);
+    else
+        snprintf(buf, cap, "%.1f %s", v, UNIT[u]);
+    return buf;
+}
+
+bool tensor_parse_bytes(const char *s, size_t *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end == s || !(v >= 0) || v > 1e18)
+        return false;
+    double mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1024.0; end++; break;
+    case 'm': case 'M': mul = 1024.0 * 1024; end++; break;
+    case 'g': case 'G': mul = 1024.0 * 1024 * 1024; end++; break;
+    case 't': case 'T': mul = 1024.0 * 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end == 'i' && end[1] == 'B')
+        end += 2;
+    else if (*end == 'B')
+        end++;
+    if (*end || v * mul > (double)SIZE_MAX)
+        return false;
+    *out = (size_t)(v * mul);
+    return true;
+}
+
+bool tensor_memory_refused(size_t nbytes, char *buf, size_t cap)
+{
+    size_t limit = tensor_memory_limit();
+    if (nbytes <= limit && live_bytes <= limit - nbytes)
+        return false;
+    char a[32], b[32], c[32];
+    snprintf(buf, cap, "%s more would bring epdbg's tensors to %s, over the memory limit of %s (--max-memory SIZE "
+                       "or EPDBG_MAX_MEMORY sets it)",
+             tensor_bytes_text(nbytes, a, sizeof a), tensor_bytes_text((uint64_t)live_bytes + nbytes, b, sizeof b),
+             tensor_bytes_text(limit, c, sizeof c));
+    return true;
+}
+
 static Storage *storage_cache[CACHE_CLASSES][CACHE_DEPTH + 1];
 static int storage_cached[CACHE_CLASSES];
 static Tensor *tensor_cache[TENSOR_CACHE_DEPTH + 1];
@@ -91,6 +168,9 @@ static size_t size_class(size_t nbytes)
 
 Storage *storage_new(size_t nbytes)
 {
+    size_t limit = tensor_memory_limit();
+    if (nbytes > limit || live_bytes > limit - nbytes)
+        return NULL; /* callers say why with tensor_memory_refused */
     size_t cls = size_class(nbytes);
     if (cls && storage_cached[cls - 1] > 0) {
         Storage *s = storage_cache[cls - 1][--storage_cached[cls - 1]];
@@ -298,7 +378,12 @@ Tensor *tensor_empty(DType dtype, int ndim, const int64_t *sizes, EpError *err)
     }
     Storage *s = storage_new((size_t)nbytes);
     if (!s) {
-        ep_fail(err, EP_ERR_EXEC, "out of memory allocating %lld bytes", (long long)nbytes);
+        char why[256], shape[160];
+        shape_str(ndim, sizes, shape, sizeof shape);
+        if (tensor_memory_refused((size_t)nbytes, why, sizeof why))
+            ep_fail(err, EP_ERR_EXEC, "a %s tensor %s: %s", dtype_name(dtype), shape, why);
+        else
+            ep_fail(err, EP_ERR_EXEC, "out of memory allocating %lld bytes", (long long)nbytes);
         return NULL;
     }
     Tensor *t = tensor_alloc_header(dtype, ndim);

@@ -59,6 +59,20 @@ void storage_unref(Storage *s);
 /* Bytes of tensor data allocated by epdbg (views of mapped weights do not
 ** count), now and at the high-water mark since the last reset. */
 void tensor_memory_stats(size_t *live, size_t *peak);
+
+/* The most bytes of tensor data epdbg allocates at once (--max-memory,
+** EPDBG_MAX_MEMORY): every allocation goes through storage_new, which
+** refuses one that would pass it, so a hostile size or a model too big for
+** the machine fails with a message instead of the system's OOM killer.
+** Default: three quarters of physical memory.  0 restores the default. */
+void tensor_set_memory_limit(size_t bytes);
+size_t tensor_memory_limit(void);
+/* Would nbytes more pass the limit?  Then why (with sizes) into buf. */
+bool tensor_memory_refused(size_t nbytes, char *buf, size_t cap);
+/* "1.5 GiB", "512 B" into buf. */
+const char *tensor_bytes_text(uint64_t n, char *buf, size_t cap);
+/* Parse "512M", "2G", "1.5G", "4096" (bytes); false if not a size. */
+bool tensor_parse_bytes(const char *s, size_t *out);
 void tensor_memory_reset_peak(void);
 /* Bytes of tensor data allocated and freed since the process started
 ** (monotonic counters): what a node allocated is the difference of

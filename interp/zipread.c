@@ -619,8 +619,13 @@ Storage *zipa_storage(ZipArchive *z, int i, size_t align, EpError *err)
         return NULL;
     Storage *s = storage_new((size_t)m->size);
     if (!s) {
-        ep_fail(err, EP_ERR_FORMAT, "%s: out of memory reading member %s (%llu bytes)", z->label, m->name,
-                (unsigned long long)m->size);
+        char why[256];
+        if (tensor_memory_refused((size_t)m->size, why, sizeof why))
+            ep_fail(err, EP_ERR_FORMAT, "%s: member %s declares %llu bytes: %s", z->label, m->name,
+                    (unsigned long long)m->size, why);
+        else
+            ep_fail(err, EP_ERR_FORMAT, "%s: out of memory reading member %s (%llu bytes)", z->label, m->name,
+                    (unsigned long long)m->size);
         return NULL;
     }
     if (read_member(z, i, s->data, err) != EP_OK) {

@@ -131,6 +131,36 @@ START_TEST(test_timeout_usage)
 }
 END_TEST
 
+/* --max-memory: the allocation that would pass it fails with the node, the
+** tensor and the sizes; a bad size is a usage error. */
+START_TEST(test_max_memory)
+{
+    char *dir = test_tmpdir(), rel[600];
+    snprintf(rel, sizeof rel, "%s/examples/mlp.pt2", test_project_dir());
+    char *model = realpath(rel, NULL);
+    ck_assert_ptr_nonnull(model);
+    /* run in a scratch folder: the failed run saves its replay file there */
+    RunResult r = test_run_binary((const char *[]){"run", "--max-memory", "1K", model, NULL}, dir, NULL);
+    ck_assert_msg(r.code == 4, "exit %d: %s", r.code, r.err);
+    ck_assert_msg(strstr(r.err, "epdbg: node 1 'relu' (aten.relu.default) at mlp.py:21 in forward: h = "
+                                "torch.relu(self.fc1(x)): a float32 tensor [4, 32]: 512 B more would bring epdbg's "
+                                "tensors to 1.2 KiB, over the memory limit of 1.0 KiB (--max-memory SIZE or "
+                                "EPDBG_MAX_MEMORY sets it)") != NULL,
+                  "%s", r.err);
+    run_result_free(&r);
+    char cmd[700];
+    snprintf(cmd, sizeof cmd, "rm -f %s/*.npz; rmdir %s", dir, dir);
+    ck_assert_int_eq(system(cmd), 0);
+    free(dir);
+    free(model);
+    expect((const char *[]){"run", "examples/mlp.pt2", "--max-memory", "lots", NULL}, 1,
+           "epdbg: --max-memory lots: expected a size such as 512M, 4G or 1.5G");
+    r = test_run_binary((const char *[]){"run", "examples/mlp.pt2", "--max-memory=64M", NULL}, NULL, NULL);
+    ck_assert_msg(r.code == 0, "%s", r.err);
+    run_result_free(&r);
+}
+END_TEST
+
 Suite *suite_hostile_paths(void)
 {
     Suite *s = suite_create("hostile_paths");
@@ -141,6 +171,7 @@ Suite *suite_hostile_paths(void)
     tcase_add_test(tc, test_script_not_a_file);
     tcase_add_test(tc, test_rc_not_a_file);
     tcase_add_test(tc, test_timeout_usage);
+    tcase_add_test(tc, test_max_memory);
     suite_add_tcase(s, tc);
     return s;
 }
