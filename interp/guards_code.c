@@ -664,9 +664,14 @@ static bool comparison(Parser *P, X *out)
         prev = b; /* the next comparison's left operand */
     }
     x_free(&prev);
-    if (is_name(P, "in") || is_name(P, "is"))
-        return fail_near(P, "'in' and 'is' are not guards epdbg reads");
-    return true;
+    const char *refuse = is_name(P, "in") || is_name(P, "is") ? "'in' and 'is' are not guards epdbg reads"
+                         : is_op(P, "&") || is_op(P, "|")     ? "bitwise operators are not guards epdbg reads"
+                                                              : NULL;
+    if (!refuse)
+        return true;
+    fail_near(P, refuse);
+    x_free(out);
+    return false;
 }
 
 static bool not_test(Parser *P, X *out)
