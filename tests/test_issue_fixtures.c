@@ -163,7 +163,7 @@ static const struct {
      "  s0 = 3: x.shape[0], a Dim of the export's dynamic_shapes, in [2, inf]\n"
      "  s1 = 2: y.shape[0], a Dim of the export's dynamic_shapes, in [2, inf]\n",
      NULL},
-    /* equal lengths: s0 < s1 is False there too, as in PyTorch (max() kept y only when longer) */
+    /* x shorter than y: the guard holds, the program runs */
     {"max_dims", 2, {{"x", DT_F32, 1, {4}}, {"y", DT_F32, 1, {5}}}, 0, "out0 slice_scatter_1: float32[5]", NULL},
     {"gives_up", 1, {{"x", DT_F32, 2, {11, 3}}}, 3, "x.shape[0]", NULL},
     /* the input named as PyTorch names it since #160674, not args_0 or <unknown location> */
