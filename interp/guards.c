@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guards_code.h"
 #include "srcinfo.h"
 
 #define CHAIN_DEPTH 8   /* a guard's chain deeper than this is cut: it is read by a person */
@@ -610,4 +611,131 @@ void guards_explain_failure(const Guards *g, int i, const SymBindings *b, GuardV
     sym_bindings_free(&vals);
     sym_free(e);
     free(text);
+}
+
+/* ---- guards_code --------------------------------------------------------------- */
+
+#define CODE_REFS 16 /* the sizes one guard's message names */
+
+/* The bound inputs' sizes, and which of them a guard read. */
+typedef struct CodeValues {
+    const Value *inputs;
+    int n;
+    int nrefs;
+    struct {
+        int u, d;
+        GuardRefKind kind;
+        int64_t v;
+    } refs[CODE_REFS];
+} CodeValues;
+
+static bool actual_value(void *ctx, int u, GuardRefKind kind, int d, int64_t *out)
+{
+    CodeValues *c = ctx;
+    const Value *v = u >= 0 && u < c->n ? &c->inputs[u] : NULL;
+    if (!v)
+        return false;
+    if (kind == GREF_VALUE && v->kind == V_INT)
+        *out = v->i;
+    else if (kind != GREF_VALUE && v->kind == V_TENSOR && d >= 0 && d < v->t->ndim)
+        *out = kind == GREF_SIZE ? v->t->sizes[d] : v->t->strides[d];
+    else
+        return false;
+    for (int k = 0; k < c->nrefs; k++)
+        if (c->refs[k].u == u && c->refs[k].d == d && c->refs[k].kind == kind)
+            return true;
+    if (c->nrefs < CODE_REFS) {
+        c->refs[c->nrefs].u = u;
+        c->refs[c->nrefs].d = d;
+        c->refs[c->nrefs].kind = kind;
+        c->refs[c->nrefs++].v = *out;
+    }
+    return true;
+}
+
+/* "input x.shape[0] is 5 and y.shape[0] is 1" */
+static void code_refs_text(const Guards *g, const CodeValues *c, StrBuf *sb)
+{
+    for (int k = 0; k < c->nrefs; k++) {
+        const char *name = user_input_name(&g->inputs[c->refs[k].u]);
+        sb_append(sb, k == 0 ? "input " : k == c->nrefs - 1 ? " and " : ", ");
+        if (c->refs[k].kind == GREF_VALUE)
+            sb_append(sb, name);
+        else
+            sb_printf(sb, "%s.%s[%d]", name, c->refs[k].kind == GREF_SIZE ? "shape" : "stride()", c->refs[k].d);
+        sb_printf(sb, " is %lld", (long long)c->refs[k].v);
+    }
+    if (c->nrefs == 0)
+        sb_append(sb, "the inputs");
+}
+
+/* The failure of guard i: its values, what PyTorch does, the condition over
+** the recorded sizes and where its symbols come from. */
+static EpStatus code_fail(const Guards *g, int i, const CodeValues *c, const char *valued, const char *outcome,
+                          const SymBindings *b, EpError *err)
+{
+    const GuardCode *gc = &g->ep->guards_code[i];
+    StrBuf sb;
+    sb_init(&sb);
+    code_refs_text(g, c, &sb);
+    sb_printf(&sb, ", which %s the export's guard %s: %s%s%s", c->nrefs > 1 ? "fail" : "fails", gc->shown,
+              valued ? valued : "", valued ? " " : "", outcome);
+    sb_printf(&sb, "\n  it is guards_code[%d] of the archive, which ep.module() checks since PyTorch 2.9: PyTorch "
+                   "refuses these inputs too (Guard failed: %s)", i, gc->shown);
+    /* in Python, as the guard is written; the canonical form where it is
+    ** the shorter (FloorDiv(5*s0, 5) != 1 is s0 != 1, but s0 < s1 is not
+    ** clearer as s0 - s1 <= -1) */
+    SymExpr *canon = sym_canon(gc->cond);
+    char *raw = sym_to_python(gc->cond), *folded = canon ? sym_to_python(canon) : NULL;
+    bool use_canon = folded && strlen(folded) < strlen(raw);
+    sb_printf(&sb, "\n  over the recorded sizes it reads %s", use_canon ? folded : raw);
+    free(raw);
+    free(folded);
+    const SymExpr *e = canon ? canon : gc->cond;
+    int ns = sym_symbols(e, NULL, 0), shown = 0;
+    const char **names = ep_xmalloc((size_t)(ns ? ns : 1) * sizeof *names);
+    sym_symbols(e, names, ns);
+    for (int k = 0; k < ns; k++) {
+        int64_t v;
+        if (b && sym_bindings_get(b, names[k], &v))
+            sb_printf(&sb, "%s%s = %lld", shown++ ? ", " : " with ", names[k], (long long)v);
+    }
+    for (int k = 0; k < ns; k++)
+        guards_explain_symbol(g, names[k], b, &sb);
+    free(names);
+    sym_free(canon);
+    EpStatus rc = ep_fail(err, EP_ERR_INPUT, "%s", sb.data);
+    sb_free(&sb);
+    return rc;
+}
+
+EpStatus guards_check_code(const Guards *g, const Value *inputs, int n, const SymBindings *b, EpError *err)
+{
+    const ExportedProgram *ep = g->ep;
+    SymBindings none;
+    sym_bindings_init(&none);
+    EpStatus rc = EP_OK;
+    for (int i = 0; i < ep->nguards_code && rc == EP_OK; i++) {
+        CodeValues c = {.inputs = inputs, .n = n};
+        char why[256] = "", *valued = NULL;
+        /* PyTorch evaluates the guard's Python on the inputs themselves:
+        ** so does this, the references replaced by the actual sizes */
+        SymExpr *e = guard_code_translate(ep, ep->guards_code[i].text, actual_value, &c, &valued, why, sizeof why);
+        SymValue v = {0};
+        const char *unbound;
+        SymStatus st = e ? sym_eval(e, &none, &v, &unbound) : SYM_DOMAIN;
+        if (!e) {
+            char outcome[300];
+            snprintf(outcome, sizeof outcome, "cannot be evaluated (%s)", why);
+            rc = code_fail(g, i, &c, NULL, outcome, b, err);
+        } else if (st != SYM_OK) {
+            rc = code_fail(g, i, &c, valued, "is undefined (division by zero)", b, err);
+        } else if (v.kind == SYMV_BOOL ? !v.b : v.kind == SYMV_INT ? v.i == 0 : v.f == 0) {
+            rc = code_fail(g, i, &c, valued, "is False", b, err);
+        }
+        sym_free(e);
+        free(valued);
+    }
+    sym_bindings_free(&none);
+    return rc;
 }

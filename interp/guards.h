@@ -44,6 +44,14 @@ typedef const Value *(*GuardValueFn)(void *ctx, const char *name);
 ** cannot be decided yet (unbacked symbols: the run checks those). */
 EpStatus guards_check_asserts(const Guards *g, const SymBindings *b, EpError *err);
 
+/* When inputs are bound: every guard of the export's guards_code (PyTorch
+** >= 2.9), evaluated on the n user inputs' actual sizes as ep.module()'s
+** _guards_fn does; the first false one fails with EP_ERR_INPUT naming the
+** sizes it reads, the guard as written and with the values, its index in
+** guards_code and, over the recorded sizes, its condition and where each
+** symbol comes from (b: the symbols the inputs bound). */
+EpStatus guards_check_code(const Guards *g, const Value *inputs, int n, const SymBindings *b, EpError *err);
+
 /* Whether node i of the top-level graph is an in-graph assert
 ** (_assert_scalar, _assert_async, sym_constrain_range*, their functional
 ** forms). */

@@ -683,6 +683,8 @@ EpStatus interp_bind(Interp *ip, const Value *inputs, int n, EpError *err)
             value_clear(&v);
         }
     }
+    if (rc == EP_OK) /* the export's guards_code, as ep.module()'s _guards_fn checks it */
+        rc = guards_check_code(ip->guards, inputs, n, &ip->syms, err);
     if (rc == EP_OK) /* the in-graph checks that only inputs decide, before running */
         rc = guards_check_asserts(ip->guards, &ip->syms, err);
     if (rc == EP_OK) { /* sizes that pass the guards but that a node cannot take */

@@ -183,6 +183,15 @@ typedef struct ModuleCall {
     char **forward_arg_names;
 } ModuleCall;
 
+/* One string of the program's guards_code (PyTorch >= 2.9; absent or []
+** before): a guard on the inputs that ep.module() checks in its
+** _guards_fn, read over the user inputs' recorded sizes (guards_code.h). */
+typedef struct GuardCode {
+    char *text;    /* as written: "(L['x'].size()[0] // 5) != 1" */
+    char *shown;   /* as PyTorch's "Guard failed:" shows it: "x.size()[0] // 5 != 1" */
+    SymExpr *cond; /* over the recorded sizes: Ne(FloorDiv(5*s0, 5), 1) */
+} GuardCode;
+
 typedef struct ExportedProgram {
     Graph graph;
     int ninput_specs;
@@ -193,6 +202,8 @@ typedef struct ExportedProgram {
     RangeConstraint *ranges;
     int nmodule_calls;
     ModuleCall *module_calls;
+    int nguards_code;
+    GuardCode *guards_code;         /* every string translated, or the load failed */
     /* provenance */
     int schema_major, schema_minor; /* schema 1 and 2: major = 1/2, minor = 0 */
     bool schema_is_int;             /* the 2.1/2.2 integer form */
@@ -223,6 +234,10 @@ char *arg_describe(const Arg *a);
 /* Index of the constraint whose key is expr (or whose parsed form is the
 ** bare symbol expr), or -1. */
 int program_find_range(const ExportedProgram *ep, const char *symbol);
+/* The guards of guards_code, for analyses that add them as conditions:
+** ep_guard_code(ep, i)->cond, 0 <= i < ep_num_guards_code(ep). */
+int ep_num_guards_code(const ExportedProgram *ep);
+const GuardCode *ep_guard_code(const ExportedProgram *ep, int i);
 /* "[2, 1024]" (an open end as -inf or inf) into buf, returned. */
 const char *range_bounds_text(const RangeConstraint *r, char *buf, size_t cap);
 

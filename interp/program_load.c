@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "guards_code.h"
 #include "json.h"
 
 /* ---- freeing ------------------------------------------------------------- */
@@ -147,6 +148,12 @@ void program_free(ExportedProgram *ep)
         free(m->forward_arg_names);
     }
     free(ep->module_calls);
+    for (int i = 0; i < ep->nguards_code; i++) {
+        free(ep->guards_code[i].text);
+        free(ep->guards_code[i].shown);
+        sym_free(ep->guards_code[i].cond);
+    }
+    free(ep->guards_code);
     free(ep->torch_version);
     free(ep->dialect);
     strmap_free(&ep->opset_version, NULL);
@@ -1127,6 +1134,34 @@ static EpStatus parse_module_calls(Loader *L, const JPath *p, const cJSON *gm, E
     return EP_OK;
 }
 
+/* guards_code: absent (before PyTorch 2.9) or a list of Python source
+** strings.  Each is translated now, over the inputs the signature and
+** module call graph name: a guard epdbg cannot read is refused here, with
+** its path and text, rather than skipped when inputs are checked. */
+static EpStatus parse_guards_code(Loader *L, const JPath *p, const cJSON *gc, ExportedProgram *ep)
+{
+    if (!gc)
+        return EP_OK;
+    if (!cJSON_IsArray(gc))
+        return jfail(&L->j, p, "expected a list of strings");
+    int n = cJSON_GetArraySize(gc), i = 0;
+    ep->guards_code = ep_xcalloc((size_t)(n ? n : 1), sizeof *ep->guards_code);
+    for (const cJSON *e = gc->child; e; e = e->next, i++) {
+        IDX(ip, p, i);
+        const char *text;
+        EpStatus rc = jstr(&L->j, &ip, e, &text);
+        if (rc)
+            return rc;
+        GuardCode *g = &ep->guards_code[ep->nguards_code++];
+        g->text = ep_xstrdup(text);
+        char why[512];
+        g->cond = guard_code_translate(ep, text, NULL, NULL, &g->shown, why, sizeof why);
+        if (!g->cond)
+            return jfail(&L->j, &ip, "the guard '%s' is not one epdbg can check: %s", text, why);
+    }
+    return EP_OK;
+}
+
 EpStatus program_load_json(const char *text, size_t len, const char *label, ExportedProgram **out, EpError *err)
 {
     *out = NULL;
@@ -1178,6 +1213,9 @@ EpStatus program_load_json(const char *text, size_t len, const char *label, Expo
     if ((rc = parse_ranges(&L, &rp, jget(body, "range_constraints"), ep)))
         goto done;
     if ((rc = parse_module_calls(&L, &gmp, gm, ep)))
+        goto done;
+    SUB(gcp, tp, "guards_code"); /* after the inputs and their names it refers to */
+    if ((rc = parse_guards_code(&L, &gcp, jget(body, "guards_code"), ep)))
         goto done;
     ep->torch_version = dup_string_value(jget(body, "torch_version"));
     const cJSON *verifiers = jget(body, "verifiers");
@@ -1321,6 +1359,16 @@ int program_find_range(const ExportedProgram *ep, const char *symbol)
             return i;
     }
     return -1;
+}
+
+int ep_num_guards_code(const ExportedProgram *ep)
+{
+    return ep->nguards_code;
+}
+
+const GuardCode *ep_guard_code(const ExportedProgram *ep, int i)
+{
+    return i >= 0 && i < ep->nguards_code ? &ep->guards_code[i] : NULL;
 }
 
 const char *range_bounds_text(const RangeConstraint *r, char *buf, size_t cap)

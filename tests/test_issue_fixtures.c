@@ -43,31 +43,48 @@ static const struct {
     const char *dyn_dims;    /* recorded sizes, "x=[s0, 3] y=[s0, 1]" */
     const char *dyn_ranges;  /* range_constraints in order */
     const char *dyn_asserts; /* the _assert_scalar messages, " | " between */
+    const char *dyn_guards;  /* guards_code, " | " between */
     Expect stat, dyn;
 } FIXTURES[] = {
     /* ones through a 7x7 conv of ones: window counts; the pool's largest */
     {"ne_mod", 1, {"x"}, "x=[1, 1, s0, 8]", "s0:[16, 256]",
-     "Runtime assertion failed for expression Ne(Mod(((s0 - 1)//2), 2), 0) on node 'ne'",
+     "Runtime assertion failed for expression Ne(Mod(((s0 - 1)//2), 2), 0) on node 'ne'", "",
      {"[1, 1, 6, 2]", {0, -1}, {36, 49}}, {"[1, 1, 6, 2]", {0, -1}, {36, 49}}},
     /* x[i][j] = 4i + j, pos[i][j] = 10i + j */
-    {"max512", 1, {"x"}, "x=[s0, 4]", "s0:[2, 512]", "Runtime assertion failed for expression Ne(s0, 512) on node 'ne'",
+    {"max512", 1, {"x"}, "x=[s0, 4]", "s0:[2, 512]", "Runtime assertion failed for expression Ne(s0, 512) on node 'ne'", "",
      {"[5, 4]", {0, 19}, {0, 62}}, {"[5, 4]", {0, 19}, {0, 62}}},
     /* word[v][j] = 100v + j, pos[p][j] = 10p; out[1][4][3] = (103 + 40) * 0.5 */
     {"offbyone", 2, {"input_ids", "attention_mask"}, "input_ids=[s0, s1] attention_mask=[s0, s1]",
-     "s0:[2, 64] s1:[2, 512]", "Runtime assertion failed for expression Ne(s1, 512) on node 'ne'",
+     "s0:[2, 64] s1:[2, 512]", "Runtime assertion failed for expression Ne(s1, 512) on node 'ne'", "",
      {"[2, 5, 4]", {0, -1}, {100, 71.5f}}, {"[2, 5, 4]", {0, -1}, {100, 71.5f}}},
-    /* x = 0..19 as [5, 4], y = 100, 200, 300, 400 */
+    /* x = 0..19 as [5, 4], y = 100, 200, 300, 400; the guard of #181097 */
     {"view_multiple", 2, {"x", "y"}, "x=[5*s0] y=[s0]", "s0:[1, 8] 5*s0:[5, 40]", "",
+     "(L['x'].size()[0] // 5) != 1",
      {"[5, 4]", {0, 19}, {-100, -381}}, {"[5, 4]", {0, 19}, {-100, -381}}},
     /* [1, 2] + [10, 20, 30] */
-    {"max_dims", 2, {"x", "y"}, "x=[s0] y=[s1]", "s0:[2, oo] s1:[2, oo]", "", {"[3]", {0, -1}, {11, 30}},
+    /* max() asked y.shape[0] > x.shape[0] (#150851) */
+    {"max_dims", 2, {"x", "y"}, "x=[s0] y=[s1]", "s0:[2, oo] s1:[2, oo]", "", "L['x'].size()[0] < L['y'].size()[0]",
+     {"[3]", {0, -1}, {11, 30}},
      {"[3]", {0, -1}, {11, 30}}},
     /* relu([x0 - 1, x1 + x2 - 1]) of rows 0 1 2 (static) and 0 1 2, 3 4 5 */
-    {"gives_up", 1, {"x"}, "x=[s0, 3]", "s0:[1, 10]", "", {"[1, 2]", {0, -1}, {0, 2}}, {"[2, 2]", {0, -1}, {0, 8}}},
+    {"gives_up", 1, {"x"}, "x=[s0, 3]", "s0:[1, 10]", "", "", {"[1, 2]", {0, -1}, {0, 2}}, {"[2, 2]", {0, -1}, {0, 8}}},
     /* args[0] = 0..11, args[1] = 100 */
-    {"args", 2, {"args_0", "args_1"}, "args_0=[s0, 3] args_1=[s0, 3]", "s0:[2, 64]", "",
+    {"args", 2, {"args_0", "args_1"}, "args_0=[s0, 3] args_1=[s0, 3]", "s0:[2, 64]", "", "",
      {"[4, 3]", {0, -1}, {100, 111}}, {"[4, 3]", {0, -1}, {100, 111}}},
 };
+
+/* The program's guards_code strings, " | " between (new). */
+static char *guards_code_of(const cJSON *prog)
+{
+    StrBuf sb;
+    sb_init(&sb);
+    const cJSON *gc = cJSON_GetObjectItemCaseSensitive(prog, "guards_code");
+    for (const cJSON *e = gc ? gc->child : NULL; e; e = e->next)
+        sb_printf(&sb, "%s%s", sb.len ? " | " : "", cJSON_IsString(e) ? e->valuestring : "?");
+    if (!sb.data)
+        sb_append(&sb, "");
+    return sb_take(&sb);
+}
 
 START_TEST(test_runs_and_records)
 {
@@ -80,16 +97,19 @@ START_TEST(test_runs_and_records)
         cJSON *prog = fixrec_program(path);
         bool literal;
         char *dims = fixrec_input_dims(prog, FIXTURES[i].ninputs, FIXTURES[i].inputs, &literal);
-        char *ranges = fixrec_ranges(prog), *asserts = fixrec_asserts(prog);
+        char *ranges = fixrec_ranges(prog), *asserts = fixrec_asserts(prog), *guards = guards_code_of(prog);
         if (dyn) {
             ck_assert_str_eq(dims, FIXTURES[i].dyn_dims);
             ck_assert_str_eq(ranges, FIXTURES[i].dyn_ranges);
             ck_assert_str_eq(asserts, FIXTURES[i].dyn_asserts);
-        } else { /* literal sizes only: no symbol, no range, no assert */
+            ck_assert_str_eq(guards, FIXTURES[i].dyn_guards);
+        } else { /* literal sizes only: no symbol, no range, no assert, no guard */
             ck_assert_msg(literal, "%s: input sizes %s", path, dims);
             ck_assert_str_eq(ranges, "");
             ck_assert_str_eq(asserts, "");
+            ck_assert_str_eq(guards, "");
         }
+        free(guards);
         free(dims);
         free(ranges);
         free(asserts);
@@ -121,16 +141,30 @@ static const struct {
     {"offbyone", 2, {{"input_ids", DT_I64, 2, {2, 5}}, {"attention_mask", DT_F32, 2, {2, 6}}}, 3,
      "attention_mask.shape[1]", NULL},
     {"view_multiple", 2, {{"x", DT_F32, 1, {12}}, {"y", DT_F32, 1, {2}}}, 3, "x.shape[0]", NULL},
-    /* batch = 1: PyTorch's guard x.size()[0] // 5 != 1 (guards_code, not in
-    ** the archive) refuses it; every node works (#181097) */
-    {"view_multiple", 2, {{"x", DT_F32, 1, {5}}, {"y", DT_F32, 1, {1}}}, 0, "out0 sub: float32[5, 1]", NULL},
-    /* the other ordering (#150851): zeros(y.shape[0]) is too short for x */
-    /* the other ordering (#150851): zeros(y.shape[0]) is too short for x; refused before running, naming
-    ** both sizes and the node that needs x.shape[0] <= y.shape[0] */
-    {"max_dims", 2, {{"x", DT_F32, 1, {3}}, {"y", DT_F32, 1, {2}}}, 3,
-     "input x.shape[0] is 3, y.shape[0] is 2: they pass the program's guards (s0 in [2, inf], s1 in [2, inf]) but "
-     "node 4 'add' (aten.add.Tensor) at issue_max_dims.py:12",
+    /* batch = 1: every node works, but the export's guard x.size()[0] // 5 != 1
+    ** (guards_code) refuses it, as PyTorch's ep.module() does (#181097) */
+    {"view_multiple", 2, {{"x", DT_F32, 1, {5}}, {"y", DT_F32, 1, {1}}}, 3,
+     "epdbg: input x.shape[0] is 5, which fails the export's guard x.size()[0] // 5 != 1: 5 // 5 != 1 is False\n"
+     "  it is guards_code[0] of the archive, which ep.module() checks since PyTorch 2.9: PyTorch refuses these "
+     "inputs too (Guard failed: x.size()[0] // 5 != 1)\n"
+     "  over the recorded sizes it reads s0 != 1 with s0 = 1\n"
+     "  s0 = 1: y.shape[0], a Dim of the export's dynamic_shapes, in [1, 8]\n",
      NULL},
+    /* batch = 2 passes the guard and runs */
+    {"view_multiple", 2, {{"x", DT_F32, 1, {10}}, {"y", DT_F32, 1, {2}}}, 0, "out0 sub: float32[5, 2]", NULL},
+    /* the other ordering (#150851): zeros(y.shape[0]) is too short for x; the export's guard
+    ** x.size()[0] < y.size()[0] refuses it before running, naming both sizes */
+    {"max_dims", 2, {{"x", DT_F32, 1, {3}}, {"y", DT_F32, 1, {2}}}, 3,
+     "epdbg: input x.shape[0] is 3 and y.shape[0] is 2, which fail the export's guard x.size()[0] < y.size()[0]: "
+     "3 < 2 is False\n"
+     "  it is guards_code[0] of the archive, which ep.module() checks since PyTorch 2.9: PyTorch refuses these "
+     "inputs too (Guard failed: x.size()[0] < y.size()[0])\n"
+     "  over the recorded sizes it reads s0 < s1 with s0 = 3, s1 = 2\n"
+     "  s0 = 3: x.shape[0], a Dim of the export's dynamic_shapes, in [2, inf]\n"
+     "  s1 = 2: y.shape[0], a Dim of the export's dynamic_shapes, in [2, inf]\n",
+     NULL},
+    /* x shorter than y: the guard holds, the program runs */
+    {"max_dims", 2, {{"x", DT_F32, 1, {4}}, {"y", DT_F32, 1, {5}}}, 0, "out0 slice_scatter_1: float32[5]", NULL},
     {"gives_up", 1, {{"x", DT_F32, 2, {11, 3}}}, 3, "x.shape[0]", NULL},
     /* the input named as PyTorch names it since #160674, not args_0 or <unknown location> */
     {"args", 2, {{"args_0", DT_F32, 2, {4, 5}}, {"args_1", DT_F32, 2, {4, 3}}}, 3, "input *args[0].shape[1] is 5",

@@ -258,9 +258,10 @@ static ProgBuilder *offbyone(bool dyn)
 }
 
 /* pytorch/pytorch#181097: x.view(5, -1) - y with x = 5*batch, y = batch,
-** Dim("batch", min=1, max=8).  The guard that rejects batch = 1,
-** x.size()[0] // 5 != 1, lives in the ExportedProgram's guards_code, which
-** the builder writes empty (see issue_fixtures.md). */
+** Dim("batch", min=1, max=8).  The guard that rejects batch = 1 lives in
+** the ExportedProgram's guards_code: view(5, -1) gives x.size()[0] // 5,
+** broadcasting it with y asks whether it is 1, and PyTorch's printer writes
+** Ne(FloorDiv(x.size()[0], 5), 1) as below. */
 static ProgBuilder *view_multiple(bool dyn)
 {
     static const char PY[] = "tests/src/issue_view_multiple.py";
@@ -272,6 +273,7 @@ static ProgBuilder *view_multiple(bool dyn)
     if (dyn) {
         pb_range(pb, "s0", 1, 8);
         pb_range(pb, "5*s0", 5, 40);
+        pb_guard_code(pb, "(L['x'].size()[0] // 5) != 1");
     }
     pb_module(pb, "", "issue_view_multiple.ViewMultiple");
     pb_at(pb, PY, 11, "forward", "x1 = x.view(5, -1)");
@@ -285,7 +287,8 @@ static ProgBuilder *view_multiple(bool dyn)
 /* pytorch/pytorch#150851: zeros(max(x.shape[0], y.shape[0])), x and y
 ** added into its front, exported with Dim.DYNAMIC from x (2), y (3):
 ** max() traced y as the longer, so zeros(y.shape[0]); functionalized, the
-** two `+=` are slice, add, slice_scatter. */
+** two `+=` are slice, add, slice_scatter.  Python's max(a, b) asks b > a:
+** the guard s0 < s1 is in guards_code as PyTorch's printer writes it. */
 static ProgBuilder *max_dims(bool dyn)
 {
     static const char PY[] = "tests/src/issue_max_dims.py";
@@ -299,6 +302,7 @@ static ProgBuilder *max_dims(bool dyn)
     if (dyn) {
         pb_range(pb, "s0", 2, INT64_MAX);
         pb_range(pb, "s1", 2, INT64_MAX);
+        pb_guard_code(pb, "L['x'].size()[0] < L['y'].size()[0]");
         pb_at(pb, PY, 11, "forward", "z = torch.zeros(max(x.shape[0], y.shape[0]))");
         sym_size(pb, "sym_size_int", "x", 0, "s0");
         sym_size(pb, "sym_size_int_1", "y", 0, "s1");

@@ -146,6 +146,9 @@ void pb_free(ProgBuilder *pb)
     for (int i = 0; i < pb->nranges; i++)
         free(pb->ranges[i].symbol);
     free(pb->ranges);
+    for (int i = 0; i < pb->nguards_code; i++)
+        free(pb->guards_code[i]);
+    free(pb->guards_code);
     free(pb->file);
     free(pb->func);
     free(pb->code);
@@ -311,6 +314,12 @@ void pb_range(ProgBuilder *pb, const char *symbol, int64_t min, int64_t max)
 {
     pb->ranges = ep_xrealloc(pb->ranges, (size_t)(pb->nranges + 1) * sizeof *pb->ranges);
     pb->ranges[pb->nranges++] = (PbRange){ep_xstrdup(symbol), min, max};
+}
+
+void pb_guard_code(ProgBuilder *pb, const char *python)
+{
+    pb->guards_code = ep_xrealloc(pb->guards_code, (size_t)(pb->nguards_code + 1) * sizeof *pb->guards_code);
+    pb->guards_code[pb->nguards_code++] = ep_xstrdup(python);
 }
 
 /* ---- argument notation ----------------------------------------------------------- */
@@ -1142,7 +1151,9 @@ char *pb_program_json(ProgBuilder *pb, PbEra era)
             cJSON *ver = cJSON_AddArrayToObject(root, "verifiers");
             cJSON_AddItemToArray(ver, cJSON_CreateString("TRAINING"));
             cJSON_AddStringToObject(root, "torch_version", "2.11.0");
-            cJSON_AddArrayToObject(root, "guards_code");
+            cJSON *gc = cJSON_AddArrayToObject(root, "guards_code");
+            for (int i = 0; i < pb->nguards_code; i++)
+                cJSON_AddItemToArray(gc, cJSON_CreateString(pb->guards_code[i]));
         }
     }
     char *text = cJSON_PrintUnformatted(root);

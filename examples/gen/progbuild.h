@@ -72,6 +72,10 @@ void pb_sym_input_as(ProgBuilder *pb, const char *name, const char *symbol, int6
 /* The placeholder name given to a weight FQN or user input name. */
 const char *pb_ph(const ProgBuilder *pb, const char *fqn_or_input);
 void pb_range(ProgBuilder *pb, const char *symbol, int64_t min, int64_t max); /* INT64_MAX: no max */
+/* A guard of the ExportedProgram's guards_code, Python source as PyTorch's
+** ShapeGuardPythonPrinter writes it ("(L['x'].size()[0] // 5) != 1"); the
+** 2.11-era archive carries them, older eras have no such field. */
+void pb_guard_code(ProgBuilder *pb, const char *python);
 
 void pb_node(ProgBuilder *pb, const char *target, const char *name, const char *args, const char *outputs);
 /* Record the value `name`'s dims as given (one text per dimension, e.g.

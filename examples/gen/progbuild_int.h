@@ -64,6 +64,8 @@ struct ProgBuilder {
     int noutputs;
     PbRange *ranges;
     int nranges;
+    char **guards_code; /* pb_guard_code: written from schema 8 (PyTorch 2.9+) */
+    int nguards_code;
     char *file, *func, *code;
     char *inner_frames;  /* pb_at_inner: frames below the pb_at one, or NULL */
     int line;
