@@ -28,6 +28,9 @@
 
 #include "suggest_int.h"
 
+/* The node of a condition from the archive's guards_code (no graph node). */
+#define NODE_GUARDS_CODE (-2)
+
 typedef enum VarKind {
     VK_ASKED,   /* --dynamic, or a failing size of a static dim */
     VK_ARCHIVE, /* a symbol the archive already has (s0) */
@@ -441,7 +444,9 @@ static bool is_equation(const SymExpr *e)
 
 static void label_of(const Solver *so, int node, char *buf, size_t cap)
 {
-    if (node < 0)
+    if (node == NODE_GUARDS_CODE)
+        snprintf(buf, cap, "the export's guards_code");
+    else if (node < 0)
         snprintf(buf, cap, "the export's range constraints");
     else
         node_label(so->ep, node, buf, cap);
@@ -1570,6 +1575,16 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
         SymExpr *e = rename_syms(&so, sp->cons[i].cond);
         add_cond(&so, e, sp->cons[i].kind, sp->cons[i].node, sp->cons[i].why);
     }
+    /* the export's own guards (guards_code, PyTorch >= 2.9): conditions as
+    ** any node's, traced with the program */
+    for (int i = 0; i < ep_num_guards_code(ep); i++) {
+        const GuardCode *gc = ep_guard_code(ep, i);
+        if (!gc->cond)
+            continue;
+        char why[160];
+        snprintf(why, sizeof why, "the export's guard %s", gc->shown ? gc->shown : gc->text);
+        add_cond(&so, rename_syms(&so, gc->cond), SC_RELATION, NODE_GUARDS_CODE, why);
+    }
     /* the ranges recorded for derived sizes (s0 + 1: [3, 65]) */
     for (int i = 0; i < ep->nranges; i++) {
         const RangeConstraint *rc = &ep->ranges[i];
@@ -1735,7 +1750,8 @@ void suggest_note(Suggestion *s, SuggestNoteKind kind, int node, const char *cod
 
 bool suggest_node_excused(const Suggestion *s, int node)
 {
-    for (int i = 0; node >= 0 && i < s->nnotes; i++)
+    /* graph nodes, and the archive's guards_code (-2) */
+    for (int i = 0; (node >= 0 || node == -2) && i < s->nnotes; i++)
         if (s->notes[i].kind == SN_SOURCE_CHANGE && s->notes[i].node == node)
             return true;
     return false;

@@ -71,7 +71,8 @@ int64_t suggest_hint(const Suggestion *s, int ui, int d);
 /* Append a note (text copied; code may be NULL). */
 void suggest_note(Suggestion *s, SuggestNoteKind kind, int node, const char *code, const char *fmt, ...)
     __attribute__((format(printf, 5, 6)));
-/* Is node i's condition left to a source change the notes ask for? */
+/* Is node i's condition left to a source change the notes ask for?  (-2:
+** the archive's guards_code.) */
 bool suggest_node_excused(const Suggestion *s, int node);
 
 /* Propagate shapes over the suggestion's sizes (symbolic Dims, static

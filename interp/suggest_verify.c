@@ -466,6 +466,61 @@ static bool mutates_state(const ExportedProgram *ep)
     return false;
 }
 
+/* The archive's guards_code over the Dims (its symbols are the archive's:
+** s0 is the root Dim recorded as s0): each must hold over their ranges,
+** decided or, where undecidable, at the bounds and the example. */
+static void check_guards_code(Suggestion *s, const SymRanges *rr)
+{
+    /* a guard the notes' source change removes (-2: guards_code's node) */
+    if (suggest_node_excused(s, -2))
+        return;
+    for (int i = 0; i < ep_num_guards_code(s->ep); i++) {
+        const GuardCode *gc = ep_guard_code(s->ep, i);
+        SymExpr *cur = gc->cond ? sym_clone(gc->cond) : NULL;
+        for (int k = 0; cur && k < s->ndims; k++) {
+            if (s->dims[k].root >= 0 || !s->dims[k].sym[0])
+                continue;
+            SymExpr *nm = sym_symbol(s->dims[k].name), *n2 = sym_subst(cur, s->dims[k].sym, nm);
+            sym_free(nm), sym_free(cur);
+            cur = n2;
+        }
+        if (!cur)
+            continue;
+        SymTruth t = sym_decide(cur, rr);
+        int bad = -1;
+        int64_t at = 0;
+        for (int k = 0; t == SYM_UNKNOWN && bad < 0 && k < s->ndims; k++) {
+            const SuggestDim *dm = &s->dims[k];
+            if (dm->root >= 0)
+                continue;
+            int64_t pts[3] = {dm->min, dm->example, dm->max == SYM_RANGE_POS_INF ? dm->min + 61 : dm->max};
+            for (int j = 0; j < 3 && bad < 0; j++) {
+                SymBindings b;
+                sym_bindings_init(&b);
+                for (int q = 0; q < s->ndims; q++)
+                    if (s->dims[q].root < 0)
+                        sym_bindings_set(&b, s->dims[q].name, q == k ? pts[j] : s->dims[q].example);
+                SymValue v;
+                const char *unb;
+                if (sym_eval(cur, &b, &v, &unb) == SYM_OK && v.kind == SYMV_BOOL && !v.b)
+                    bad = k, at = pts[j];
+                sym_bindings_free(&b);
+            }
+        }
+        if (t == SYM_FALSE || bad >= 0) {
+            if (bad >= 0)
+                check(s, false, "at %s = %lld the export's guard %s fails (guards_code[%d])", s->dims[bad].name,
+                      (long long)at, gc->shown ? gc->shown : gc->text, i);
+            else
+                check(s, false, "the export's guard %s fails for every value of the Dims (guards_code[%d])",
+                      gc->shown ? gc->shown : gc->text, i);
+            if (bad >= 0)
+                s->checks[s->nchecks - 1].blame = bad;
+        }
+        sym_free(cur);
+    }
+}
+
 bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
 {
     for (int i = 0; i < s->nchecks; i++)
@@ -532,6 +587,7 @@ bool suggest_verify(const Interp *ip, Suggestion *s, const SuggestOptions *opt)
             }
         }
     }
+    check_guards_code(s, &rr);
     sym_ranges_free(&rr);
     /* the recorded ranges of a dynamic archive: a Dim beyond them is not
     ** what the archive was traced for (Python control flow may have set

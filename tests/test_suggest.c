@@ -132,7 +132,14 @@ static const Case CASES[] = {
      "# once the source changes below are made:\nfrom torch.export import Dim\n"
      "dim0_x = Dim(\"dim0_x\", min=2)\ndim0_y = Dim(\"dim0_y\", min=2)\n"
      "dynamic_shapes = {\"x\": {0: dim0_x}, \"y\": {0: dim0_y}}\n",
-     {"torch.sym_max / torch.sym_min instead of Python's max / min", "they pass the program's guards"}},
+     {"torch.sym_max / torch.sym_min instead of Python's max / min",
+      "which fail the export's guard x.size()[0] < y.size()[0]: 3 < 2 is False"}},
+    /* #181097: the export's guard x.size()[0] // 5 != 1 gives min=2 */
+    {"issue_view_multiple_dynamic", {NULL}, {{0}}, 0,
+     "from torch.export import Dim\ndim0_x = Dim(\"dim0_x\", min=2, max=8)\n"
+     "dynamic_shapes = {\"x\": {0: 5 * dim0_x}, \"y\": {0: dim0_x}}\n",
+     {"dim0_x min=2: the export's guards_code needs Ne(((5*dim0_x)//5), 1) (the export's guard x.size()[0] // 5 "
+      "!= 1)"}},
     /* #133653: the size-1 example, and the fix that keeps the dim dynamic */
     {"issue_gives_up_static", {"--dynamic", "x:0=batch"}, {{0}}, 0,
      "from torch.export import Dim\nbatch = Dim(\"batch\", min=1)\ndynamic_shapes = {\"x\": {0: batch}}\n",
@@ -487,6 +494,18 @@ START_TEST(test_verify_rejects_beyond_export)
 }
 END_TEST
 
+/* min=1 for #181097's batch: the export's own guard x.size()[0] // 5 != 1
+** refuses it. */
+START_TEST(test_verify_rejects_guards_code)
+{
+    Opened op;
+    open_suggest(&op, FIX "issue_view_multiple_dynamic.pt2", NULL);
+    dim_named(op.s, "dim0_x")->min = 1;
+    expect_rejected(&op, "at dim0_x = 1 the export's guard x.size()[0] // 5 != 1 fails (guards_code[0])");
+    close_suggest(&op);
+}
+END_TEST
+
 Suite *suite_suggest(void)
 {
     Suite *s = suite_create("suggest");
@@ -509,6 +528,7 @@ Suite *suite_suggest(void)
     tcase_add_test(v, test_verify_rejects_pytorch_max512);
     tcase_add_test(v, test_verify_rejects_without_source_change);
     tcase_add_test(v, test_verify_rejects_beyond_export);
+    tcase_add_test(v, test_verify_rejects_guards_code);
     suite_add_tcase(s, v);
     return s;
 }
