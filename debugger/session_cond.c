@@ -88,8 +88,9 @@ static CondNode *fail(CondParser *cp, const char *what)
 {
     char near[24];
     snprintf(near, sizeof near, "%.16s", cp->p);
-    ep_fail(cp->err, EP_ERR_USAGE, "bad condition '%s': %s %s%s%s", cp->text, what, *cp->p ? "near '" : "at the end",
-            *cp->p ? near : "", *cp->p ? "'" : "");
+    /* a long condition is quoted by its start: the reason must fit the message */
+    ep_fail(cp->err, EP_ERR_USAGE, "bad condition '%.60s%s': %s %s%s%s", cp->text, strlen(cp->text) > 60 ? "..." : "",
+            what, *cp->p ? "near '" : "at the end", *cp->p ? near : "", *cp->p ? "'" : "");
     return NULL;
 }
 

@@ -191,7 +191,14 @@ static EpStatus parse_header(const char *p, const char *end, NpyHeader *h, const
                 p = skip_space(p, end);
                 if (p < end && *p == ',')
                     p++;
+                else if (p >= end || *p != ')')
+                    return ep_fail(err, EP_ERR_FORMAT, "%s: header: bad 'shape'", label);
             }
+            /* strides multiply the non-empty sizes even when another is 0 */
+            int64_t span = 1;
+            for (int i = 0; i < h->ndim; i++)
+                if (!ep_mul_i64(span, h->shape[i] > 1 ? h->shape[i] : 1, &span))
+                    return ep_fail(err, EP_ERR_FORMAT, "%s: header: 'shape' too large", label);
             have_shape = true;
         } else {
             return ep_fail(err, EP_ERR_FORMAT, "%s: header: unexpected key '%s'", label, key);
