@@ -194,11 +194,6 @@ static EpStatus parse_header(const char *p, const char *end, NpyHeader *h, const
                 else if (p >= end || *p != ')')
                     return ep_fail(err, EP_ERR_FORMAT, "%s: header: bad 'shape'", label);
             }
-            /* strides multiply the non-empty sizes even when another is 0 */
-            int64_t span = 1;
-            for (int i = 0; i < h->ndim; i++)
-                if (!ep_mul_i64(span, h->shape[i] > 1 ? h->shape[i] : 1, &span))
-                    return ep_fail(err, EP_ERR_FORMAT, "%s: header: 'shape' too large", label);
             have_shape = true;
         } else {
             return ep_fail(err, EP_ERR_FORMAT, "%s: header: unexpected key '%s'", label, key);
@@ -213,6 +208,12 @@ static EpStatus parse_header(const char *p, const char *end, NpyHeader *h, const
     }
     if (!have_descr || !have_shape)
         return ep_fail(err, EP_ERR_FORMAT, "%s: header: missing '%s'", label, have_descr ? "shape" : "descr");
+    /* byte strides multiply the non-empty sizes even when another is 0:
+    ** they must fit int64 */
+    int64_t span = dtype_size(h->dtype);
+    for (int i = 0; i < h->ndim; i++)
+        if (!ep_mul_i64(span, h->shape[i] > 1 ? h->shape[i] : 1, &span))
+            return ep_fail(err, EP_ERR_FORMAT, "%s: header: 'shape' too large", label);
     return EP_OK;
 }
 

@@ -58,6 +58,8 @@ START_TEST(test_npy_shape_product)
     static const struct { const char *dict, *want; } cases[] = {
         {"{'descr': '>f2', 'fortran_order': False, 'shape': (2, 0, 9223372036854775807, 60), }",
          "e.npy: header: 'shape' too large"},
+        {"{'descr': '|f4', 'fortran_order': False, 'shape': (0, 9223372036854775807), }",
+         "e.npy: header: 'shape' too large"}, /* in bytes */
         {"{'descr': '<f4', 'fortran_order': False, 'shape': (2 2), }", "e.npy: header: bad 'shape'"},
     };
     for (size_t c = 0; c < EP_ARRAY_LEN(cases); c++) {
