@@ -159,6 +159,39 @@ $(B)/bench/%: $(B)/bench/%.o $(GEN_OBJS:$(B)/examples/gen/make_examples.o=) $(B)
 bench: epdbg $(BENCH_SRCS:bench/%.c=$(B)/bench/%)
 	bench/run.sh $(B)
 
+# ---- fuzzing (fuzz/README.md; not part of check) ---------------------------
+
+# Every fuzz/fuzz_NAME.c is a libFuzzer harness, built with clang against
+# the library compiled for fuzzing (coverage, ASan, UBSan) in build/fuzz/,
+# then run for FUZZ_SECONDS each, one after another, at low priority, on
+# seed corpora fuzz/seeds.sh writes into build/fuzz/corpus/NAME.
+FUZZ_CC ?= clang
+FUZZ_SECONDS ?= 60
+FB := build/fuzz
+FUZZ_SAN := -fsanitize=address,undefined -fno-sanitize-recover=all
+FUZZ_CFLAGS = $(BASE_CFLAGS) -O1 -fno-omit-frame-pointer $(FUZZ_SAN) -fsanitize=fuzzer-no-link $(PKG_CFLAGS)
+FUZZ_NAMES := $(sort $(patsubst fuzz/fuzz_%.c,%,$(wildcard fuzz/fuzz_*.c)))
+
+.PHONY: fuzz fuzz-build
+.SECONDARY: $(FUZZ_NAMES:%=$(FB)/obj/fuzz/fuzz_%.o)
+$(FB)/obj/%.o: %.c build/config.mk
+	@mkdir -p $(dir $@)
+	@$(if $(Q),echo "  CC      $< (fuzz)")
+	$(Q)$(FUZZ_CC) $(FUZZ_CFLAGS) -c $< -o $@
+
+$(FB)/libepdbg.a: $(LIB_SRCS:%.c=$(FB)/obj/%.o)
+	$(Q)rm -f $@ && ar rcs $@ $^
+
+$(FB)/fuzz_%: $(FB)/obj/fuzz/fuzz_%.o $(FB)/libepdbg.a
+	@$(if $(Q),echo "  LD      $@")
+	$(Q)$(FUZZ_CC) $(FUZZ_SAN) -fsanitize=fuzzer -o $@ $^ $(LIBS)
+
+fuzz-build: $(FUZZ_NAMES:%=$(FB)/fuzz_%)
+
+fuzz: fuzz-build examples fixtures
+	$(Q)fuzz/seeds.sh $(FB)/corpus
+	$(Q)fuzz/run.sh $(FB) $(FUZZ_SECONDS) $(FUZZ_NAMES)
+
 # ---- install -----------------------------------------------------------------
 
 MAN1 := $(DESTDIR)$(PREFIX)/share/man/man1

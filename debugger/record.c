@@ -138,6 +138,7 @@ EpStatus record_load_meta(const char *path, RecordMeta *meta, EpError *err)
         const cJSON *st = cJSON_GetObjectItemCaseSensitive(o, "status");
         meta->status = cJSON_IsNumber(st) && st->valuedouble >= 0 && st->valuedouble < 256 ? (int)st->valuedouble : 0;
         cJSON_Delete(o);
+        break; /* the first record counts: a second one would replace (and leak) it */
     }
     npz_free(&z);
     if (rc)

@@ -47,10 +47,19 @@ struct BpCond {
 
 /* ---- parsing ----------------------------------------------------------- */
 
+/* No input may make the parser recurse, or build a tree that freeing and
+** evaluating recurse through, without bound: parentheses, '-' and '!'
+** nest at most COND_MAX_DEPTH deep, and a condition has at most
+** COND_MAX_OPS operators (so its tree is at most that high).  Real
+** conditions use a handful. */
+#define COND_MAX_DEPTH 100
+#define COND_MAX_OPS 1000
+
 typedef struct CondParser {
     const char *text, *p;
     EpError *err;
     int depth;
+    int ops;
 } CondParser;
 
 static void skip_ws(CondParser *cp)
@@ -79,9 +88,22 @@ static CondNode *fail(CondParser *cp, const char *what)
 {
     char near[24];
     snprintf(near, sizeof near, "%.16s", cp->p);
-    ep_fail(cp->err, EP_ERR_USAGE, "bad condition '%s': %s %s%s%s", cp->text, what, *cp->p ? "near '" : "at the end",
-            *cp->p ? near : "", *cp->p ? "'" : "");
+    /* a long condition is quoted by its start: the reason must fit the message */
+    ep_fail(cp->err, EP_ERR_USAGE, "bad condition '%.60s%s': %s %s%s%s", cp->text, strlen(cp->text) > 60 ? "..." : "",
+            what, *cp->p ? "near '" : "at the end", *cp->p ? near : "", *cp->p ? "'" : "");
     return NULL;
+}
+
+/* Count one nesting level (undone by leave); false, with the message,
+** past the limit. */
+static bool enter(CondParser *cp)
+{
+    if (++cp->depth <= COND_MAX_DEPTH)
+        return true;
+    char what[64];
+    snprintf(what, sizeof what, "nested more than %d deep", COND_MAX_DEPTH);
+    fail(cp, what);
+    return false;
 }
 
 static bool accept(CondParser *cp, const char *tok)
@@ -102,8 +124,8 @@ static CondNode *parse_or(CondParser *cp);
 static CondNode *parse_primary(CondParser *cp)
 {
     skip_ws(cp);
-    if (++cp->depth > 100)
-        return fail(cp, "too deeply nested");
+    if (!enter(cp))
+        return NULL;
     if (accept(cp, "(")) {
         CondNode *n = parse_or(cp);
         if (n && !accept(cp, ")")) {
@@ -191,8 +213,17 @@ static CondNode *parse_primary(CondParser *cp)
     return n;
 }
 
-static CondNode *binary(CondOp op, CondNode *a, CondNode *b)
+/* An operator node over a (and b), or NULL (both freed) past
+** COND_MAX_OPS operators. */
+static CondNode *binary(CondParser *cp, CondOp op, CondNode *a, CondNode *b)
 {
+    if (++cp->ops > COND_MAX_OPS) {
+        free_node(a);
+        free_node(b);
+        char what[64];
+        snprintf(what, sizeof what, "more than %d operators", COND_MAX_OPS);
+        return fail(cp, what);
+    }
     CondNode *n = new_node(op);
     n->a = a;
     n->b = b;
@@ -202,8 +233,11 @@ static CondNode *binary(CondOp op, CondNode *a, CondNode *b)
 static CondNode *parse_unary(CondParser *cp)
 {
     if (accept(cp, "-")) {
+        if (!enter(cp))
+            return NULL;
         CondNode *a = parse_unary(cp);
-        return a ? binary(C_NEG, a, NULL) : NULL;
+        cp->depth--;
+        return a ? binary(cp, C_NEG, a, NULL) : NULL;
     }
     return parse_primary(cp);
 }
@@ -220,7 +254,7 @@ static CondNode *parse_prod(CondParser *cp)
             free_node(a);
             return NULL;
         }
-        a = binary(op, a, b);
+        a = binary(cp, op, a, b);
     }
     return a;
 }
@@ -237,7 +271,7 @@ static CondNode *parse_sum(CondParser *cp)
             free_node(a);
             return NULL;
         }
-        a = binary(op, a, b);
+        a = binary(cp, op, a, b);
     }
     return a;
 }
@@ -257,7 +291,7 @@ static CondNode *parse_cmp(CondParser *cp)
                 free_node(a);
                 return NULL;
             }
-            return binary(ops[i].op, a, b);
+            return binary(cp, ops[i].op, a, b);
         }
     return a;
 }
@@ -265,8 +299,11 @@ static CondNode *parse_cmp(CondParser *cp)
 static CondNode *parse_not(CondParser *cp)
 {
     if (accept(cp, "!")) {
+        if (!enter(cp))
+            return NULL;
         CondNode *a = parse_not(cp);
-        return a ? binary(C_NOT, a, NULL) : NULL;
+        cp->depth--;
+        return a ? binary(cp, C_NOT, a, NULL) : NULL;
     }
     return parse_cmp(cp);
 }
@@ -280,7 +317,7 @@ static CondNode *parse_and(CondParser *cp)
             free_node(a);
             return NULL;
         }
-        a = binary(C_AND, a, b);
+        a = binary(cp, C_AND, a, b);
     }
     return a;
 }
@@ -294,14 +331,14 @@ static CondNode *parse_or(CondParser *cp)
             free_node(a);
             return NULL;
         }
-        a = binary(C_OR, a, b);
+        a = binary(cp, C_OR, a, b);
     }
     return a;
 }
 
 BpCond *bpcond_parse(const char *text, EpError *err)
 {
-    CondParser cp = {text, text, err, 0};
+    CondParser cp = {text, text, err, 0, 0};
     CondNode *root = parse_or(&cp);
     if (root) {
         skip_ws(&cp);

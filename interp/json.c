@@ -148,6 +148,17 @@ const cJSON *jget(const cJSON *obj, const char *key)
     return (v && !cJSON_IsNull(v)) ? v : NULL;
 }
 
+EpStatus jtable(const JCtx *c, const JPath *p, const cJSON *obj, const char *key, const cJSON **out)
+{
+    *out = jget(obj, key);
+    if (*out && !cJSON_IsObject(*out)) {
+        JPath sub = {p, key, 0};
+        *out = NULL;
+        return jfail(c, &sub, "expected an object (a table keyed by name)");
+    }
+    return EP_OK;
+}
+
 EpStatus jneed(const JCtx *c, const JPath *p, const cJSON *obj, const char *key, const cJSON **out)
 {
     if (!cJSON_IsObject(obj))

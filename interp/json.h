@@ -43,6 +43,10 @@ const cJSON *jget(const cJSON *obj, const char *key);
 /* Required member: fails naming the path when absent/null. */
 EpStatus jneed(const JCtx *c, const JPath *p, const cJSON *obj, const char *key, const cJSON **out);
 
+/* Optional member that must be an object (a table keyed by name): *out is
+** NULL when absent or null; anything else fails naming the path. */
+EpStatus jtable(const JCtx *c, const JPath *p, const cJSON *obj, const char *key, const cJSON **out);
+
 /* Scalars.  Integers are exact up to int64; larger Python ints clamp to
 ** INT64_MIN/INT64_MAX.  Floats accept numbers, "Infinity"/"-Infinity"/"NaN"
 ** strings and marked long integers. */

@@ -181,15 +181,18 @@ static EpStatus parse_header(const char *p, const char *end, NpyHeader *h, const
                     return ep_fail(err, EP_ERR_FORMAT, "%s: header: bad 'shape'", label);
                 if (h->ndim == EP_MAX_DIMS)
                     return ep_fail(err, EP_ERR_FORMAT, "%s: header: more than %d dimensions", label, EP_MAX_DIMS);
-                char *q;
-                errno = 0;
-                long long v = strtoll(p, &q, 10);
-                if (errno || v < 0)
-                    return ep_fail(err, EP_ERR_FORMAT, "%s: header: bad dimension in 'shape'", label);
+                /* digits read up to end, never past it: the header is
+                ** not NUL-terminated (strtoll would read on) */
+                int64_t v = 0;
+                for (; p < end && isdigit((unsigned char)*p); p++)
+                    if (!ep_mul_i64(v, 10, &v) || !ep_add_i64(v, *p - '0', &v))
+                        return ep_fail(err, EP_ERR_FORMAT, "%s: header: dimension too large in 'shape'", label);
                 h->shape[h->ndim++] = v;
-                p = skip_space(q, end);
+                p = skip_space(p, end);
                 if (p < end && *p == ',')
                     p++;
+                else if (p >= end || *p != ')')
+                    return ep_fail(err, EP_ERR_FORMAT, "%s: header: bad 'shape'", label);
             }
             have_shape = true;
         } else {
@@ -205,6 +208,12 @@ static EpStatus parse_header(const char *p, const char *end, NpyHeader *h, const
     }
     if (!have_descr || !have_shape)
         return ep_fail(err, EP_ERR_FORMAT, "%s: header: missing '%s'", label, have_descr ? "shape" : "descr");
+    /* byte strides multiply the non-empty sizes even when another is 0:
+    ** they must fit int64 */
+    int64_t span = dtype_size(h->dtype);
+    for (int i = 0; i < h->ndim; i++)
+        if (!ep_mul_i64(span, h->shape[i] > 1 ? h->shape[i] : 1, &span))
+            return ep_fail(err, EP_ERR_FORMAT, "%s: header: 'shape' too large", label);
     return EP_OK;
 }
 
@@ -357,6 +366,33 @@ void npz_free(NpzArchive *a)
     a->n = 0;
 }
 
+/* Deflate never expands more than this (RFC 1951: a 258-byte match costs
+** at least 2 bits), so a member declaring more is lying or a bomb. */
+#define DEFLATE_MAX_RATIO 1032
+
+/* A member's declared size must be one its compressed bytes can produce:
+** it is allocated before anything is inflated.  numpy writes members
+** stored or deflated; nothing else is read. */
+static EpStatus check_member_size(const char *path, zip_uint64_t file_size, const zip_stat_t *st, EpError *err)
+{
+    if (!(st->valid & ZIP_STAT_COMP_SIZE) || !(st->valid & ZIP_STAT_COMP_METHOD))
+        return ep_fail(err, EP_ERR_FORMAT, "%s: member %s: cannot stat", path, st->name);
+    if (st->comp_size > file_size)
+        return ep_fail(err, EP_ERR_FORMAT, "%s: member %s: declares %llu compressed bytes, more than the file holds",
+                       path, st->name, (unsigned long long)st->comp_size);
+    if (st->comp_method == ZIP_CM_STORE && st->comp_size != st->size)
+        return ep_fail(err, EP_ERR_FORMAT, "%s: member %s: stored with %llu bytes but declares %llu", path, st->name,
+                       (unsigned long long)st->comp_size, (unsigned long long)st->size);
+    if (st->comp_method == ZIP_CM_DEFLATE && st->size / DEFLATE_MAX_RATIO > st->comp_size)
+        return ep_fail(err, EP_ERR_FORMAT,
+                       "%s: member %s: declares %llu bytes from %llu compressed, more than deflate can produce", path,
+                       st->name, (unsigned long long)st->size, (unsigned long long)st->comp_size);
+    if (st->comp_method != ZIP_CM_STORE && st->comp_method != ZIP_CM_DEFLATE)
+        return ep_fail(err, EP_ERR_FORMAT, "%s: member %s: compression method %d is not supported (stored or deflated)",
+                       path, st->name, (int)st->comp_method);
+    return EP_OK;
+}
+
 EpStatus npz_load(const char *path, NpzArchive *out, EpError *err)
 {
     out->n = 0;
@@ -371,6 +407,8 @@ EpStatus npz_load(const char *path, NpzArchive *out, EpError *err)
         return rc;
     }
     zip_int64_t count = zip_get_num_entries(z, 0);
+    struct stat fst;
+    zip_uint64_t file_size = stat(path, &fst) == 0 ? (zip_uint64_t)fst.st_size : 0;
     EpStatus rc = EP_OK;
     for (zip_int64_t i = 0; i < count && rc == EP_OK; i++) {
         zip_stat_t st;
@@ -385,6 +423,8 @@ EpStatus npz_load(const char *path, NpzArchive *out, EpError *err)
             rc = ep_fail(err, EP_ERR_FORMAT, "%s: member %s is implausibly large", path, st.name);
             break;
         }
+        if ((rc = check_member_size(path, file_size, &st, err)))
+            break;
         char *label = ep_xasprintf("%s:%s", path, st.name);
         char *buf = malloc(st.size ? st.size : 1);
         zip_file_t *f = buf ? zip_fopen_index(z, (zip_uint64_t)i, 0) : NULL;

@@ -641,15 +641,17 @@ static EpStatus parse_node_meta(Loader *L, const JPath *p, const cJSON *v, NodeM
     for (const cJSON *e = v->child; e; e = e->next) {
         if (!cJSON_IsString(e))
             continue; /* values are strings by schema; skip anything else */
-        if (strcmp(e->string, "stack_trace") == 0)
-            m->stack_trace = dup_string_value(e);
-        else if (strcmp(e->string, "nn_module_stack") == 0)
-            m->nn_module_stack = dup_string_value(e);
-        else if (strcmp(e->string, "source_fn_stack") == 0 || strcmp(e->string, "source_fn") == 0)
-            m->source_fn_stack = dup_string_value(e);
-        else if (strcmp(e->string, "torch_fn") == 0)
-            m->torch_fn = dup_string_value(e);
-        else {
+        /* a key written twice: the last one wins, as in Python's json */
+        char **slot = strcmp(e->string, "stack_trace") == 0       ? &m->stack_trace
+                      : strcmp(e->string, "nn_module_stack") == 0 ? &m->nn_module_stack
+                      : strcmp(e->string, "source_fn_stack") == 0 || strcmp(e->string, "source_fn") == 0
+                          ? &m->source_fn_stack
+                      : strcmp(e->string, "torch_fn") == 0 ? &m->torch_fn
+                                                           : NULL;
+        if (slot) {
+            free(*slot);
+            *slot = dup_string_value(e);
+        } else {
             m->extra_keys = ep_xrealloc(m->extra_keys, (size_t)(m->nextra + 1) * sizeof *m->extra_keys);
             m->extra_values = ep_xrealloc(m->extra_values, (size_t)(m->nextra + 1) * sizeof *m->extra_values);
             m->extra_keys[m->nextra] = ep_xstrdup(e->string);
@@ -700,7 +702,7 @@ static EpStatus parse_node(Loader *L, const JPath *p, const cJSON *v, Node *n, i
             return rc;
         n->inputs[i].name = ep_xstrdup(name && cJSON_IsString(name) ? name->valuestring : "");
         const cJSON *kind = jget(e, "kind");
-        n->inputs[i].kind = kind && cJSON_IsNumber(kind) ? (int)kind->valuedouble : 0;
+        n->inputs[i].kind = kind && cJSON_IsNumber(kind) ? kind->valueint : 0;
         SUB(ap, &ip, "arg");
         if ((rc = parse_arg(L, &ap, arg, &n->inputs[i].arg)))
             return rc;
@@ -774,7 +776,9 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
         if ((rc = parse_node(L, &xp, e, &g->nodes[i], i)))
             return rc;
     }
-    const cJSON *tv = jget(j, "tensor_values");
+    const cJSON *tv, *siv;
+    if ((rc = jtable(&L->j, p, j, "tensor_values", &tv)) || (rc = jtable(&L->j, p, j, "sym_int_values", &siv)))
+        return rc;
     SUB(tvp, p, "tensor_values");
     for (const cJSON *e = tv ? tv->child : NULL; e; e = e->next) {
         SUB(ep, &tvp, e->string);
@@ -784,7 +788,6 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
         if (rc)
             return rc;
     }
-    const cJSON *siv = jget(j, "sym_int_values");
     SUB(sip, p, "sym_int_values");
     for (const cJSON *e = siv ? siv->child : NULL; e; e = e->next) {
         SUB(ep, &sip, e->string);
@@ -796,7 +799,9 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
     }
     static const char *scalar_tables[] = {"sym_bool_values", "sym_float_values"};
     for (int t = 0; t < 2; t++) {
-        const cJSON *tab = jget(j, scalar_tables[t]);
+        const cJSON *tab;
+        if ((rc = jtable(&L->j, p, j, scalar_tables[t], &tab)))
+            return rc;
         SUB(tp, p, scalar_tables[t]);
         for (const cJSON *e = tab ? tab->child : NULL; e; e = e->next) {
             SUB(ep, &tp, e->string);
@@ -1194,8 +1199,8 @@ EpStatus program_load_json(const char *text, size_t len, const char *label, Expo
         ep->schema_is_int = true;
     } else if (sv && cJSON_IsObject(sv)) {
         const cJSON *ma = jget(sv, "major"), *mi = jget(sv, "minor");
-        ep->schema_major = ma && cJSON_IsNumber(ma) ? (int)ma->valuedouble : 0;
-        ep->schema_minor = mi && cJSON_IsNumber(mi) ? (int)mi->valuedouble : 0;
+        ep->schema_major = ma && cJSON_IsNumber(ma) ? ma->valueint : 0; /* saturated, never UB */
+        ep->schema_minor = mi && cJSON_IsNumber(mi) ? mi->valueint : 0;
     }
     L.era = ep->schema_major;
     SUB(gmp, tp, "graph_module");
@@ -1209,8 +1214,12 @@ EpStatus program_load_json(const char *text, size_t len, const char *label, Expo
     SUB(sp, &gmp, "signature");
     if ((rc = parse_signature(&L, &sp, sig, ep)))
         goto done;
+    const cJSON *ranges, *opset;
+    if ((rc = jtable(&L.j, tp, body, "range_constraints", &ranges)) ||
+        (rc = jtable(&L.j, tp, body, "opset_version", &opset)))
+        goto done;
     SUB(rp, tp, "range_constraints");
-    if ((rc = parse_ranges(&L, &rp, jget(body, "range_constraints"), ep)))
+    if ((rc = parse_ranges(&L, &rp, ranges, ep)))
         goto done;
     if ((rc = parse_module_calls(&L, &gmp, gm, ep)))
         goto done;
@@ -1223,10 +1232,10 @@ EpStatus program_load_json(const char *text, size_t len, const char *label, Expo
         ep->dialect = ep_xstrdup(verifiers->child->valuestring);
     else
         ep->dialect = dup_string_value(jget(body, "dialect"));
-    const cJSON *opset = jget(body, "opset_version");
+    /* valueint: cJSON's saturated int (casting a huge double is undefined) */
     for (const cJSON *e = opset ? opset->child : NULL; e; e = e->next)
         if (cJSON_IsNumber(e))
-            strmap_put(&ep->opset_version, e->string, (void *)(intptr_t)e->valuedouble);
+            strmap_put(&ep->opset_version, e->string, (void *)(intptr_t)e->valueint);
 done:
     cJSON_Delete(root);
     if (rc) {

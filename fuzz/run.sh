@@ -1,0 +1,40 @@
+#!/bin/sh
+# run.sh BUILD SECONDS NAME... -- run each harness BUILD/fuzz_NAME for
+# SECONDS on BUILD/corpus/NAME (new inputs are added there), with its
+# dictionary fuzz/NAME.dict when there is one (or that of the format it holds), one after another at low
+# priority; print the executions of each.  Crashes are written to
+# BUILD/crashes/NAME-*; the exit status is 1 if any harness found one.
+set -u
+b=$1 secs=$2
+shift 2
+mkdir -p "$b/crashes" "$b/logs"
+status=0
+for h in "$@"; do
+    # an archive holds program JSON, a replay file .npy members
+    case $h in
+        pipeline) d=program ;;
+        record) d=npy ;;
+        *) d=$h ;;
+    esac
+    dict=
+    [ -f "fuzz/$d.dict" ] && dict="-dict=fuzz/$d.dict"
+    # per-harness limits: inputs of a realistic size, a second is slow
+    case $h in
+        pipeline|zip) len=262144 ;;
+        program) len=131072 ;;
+        *) len=8192 ;;
+    esac
+    log="$b/logs/$h.log"
+    nice -n 10 "$b/fuzz_$h" -max_total_time="$secs" -max_len=$len -timeout=10 -rss_limit_mb=2048 \
+        -print_final_stats=1 -artifact_prefix="$b/crashes/$h-" $dict "$b/corpus/$h" >"$log" 2>&1
+    rc=$?
+    execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
+    if [ $rc -eq 0 ]; then
+        echo "fuzz $h: ${execs:-?} executions in ${secs}s, no finding"
+    else
+        echo "fuzz $h: FINDING (exit $rc) after ${execs:-?} executions, see $log and $b/crashes/"
+        grep -m3 -E '^(==[0-9]+==ERROR|SUMMARY|.*runtime error)' "$log" | sed 's/^/    /'
+        status=1
+    fi
+done
+exit $status
