@@ -273,10 +273,13 @@ int64_t shape_numel(int ndim, const int64_t *sizes)
 
 void shape_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)
 {
+    /* a shape with a 0 has no elements, so its other sizes may multiply
+    ** past int64: the strides saturate instead (never used to address) */
     int64_t st = 1;
     for (int i = ndim - 1; i >= 0; i--) {
         strides[i] = st;
-        st *= sizes[i] > 1 ? sizes[i] : 1;
+        if (__builtin_mul_overflow(st, sizes[i] > 1 ? sizes[i] : 1, &st))
+            st = INT64_MAX;
     }
 }
 
@@ -580,6 +583,14 @@ EpStatus iter_init(TensorIter *it, int ndim, const int64_t *shape, int nops,
     if (nops > ITER_MAX_OPERANDS)
         return ep_fail(err, EP_ERR_EXEC, "internal: too many iterator operands");
     it->nops = nops;
+    /* no elements: nothing to walk (and the other sizes may multiply past
+    ** int64) */
+    for (int i = 0; i < ndim; i++)
+        if (shape[i] == 0) {
+            it->numel = 0;
+            it->ndim = 0;
+            return EP_OK;
+        }
     int bad = 0;
     /* per-operand broadcast strides in bytes over the full shape */
     int64_t st[ITER_MAX_OPERANDS][EP_MAX_DIMS];
@@ -594,7 +605,10 @@ EpStatus iter_init(TensorIter *it, int ndim, const int64_t *shape, int nops,
             if (ti < 0) {
                 st[k][i] = 0;
             } else if (t->sizes[ti] == shape[i]) {
-                st[k][i] = shape[i] == 1 ? 0 : t->strides[ti] * es;
+                if (shape[i] == 1)
+                    st[k][i] = 0;
+                else if (__builtin_mul_overflow(t->strides[ti], (int64_t)es, &st[k][i]))
+                    return ep_fail(err, EP_ERR_EXEC, "a stride of %lld elements overflows", (long long)t->strides[ti]);
             } else if (t->sizes[ti] == 1) {
                 st[k][i] = 0;
             } else {
@@ -610,7 +624,8 @@ EpStatus iter_init(TensorIter *it, int ndim, const int64_t *shape, int nops,
     int64_t cs[ITER_MAX_OPERANDS][EP_MAX_DIMS];
     it->numel = 1;
     for (int i = 0; i < ndim; i++) {
-        it->numel *= shape[i];
+        if (__builtin_mul_overflow(it->numel, shape[i], &it->numel))
+            return ep_fail(err, EP_ERR_EXEC, "a shape of more than 2^63 elements");
         if (shape[i] == 1)
             continue;
         sh[n] = shape[i];
@@ -622,11 +637,13 @@ EpStatus iter_init(TensorIter *it, int ndim, const int64_t *shape, int nops,
     for (int i = 0; i < n; i++) {
         if (m > 0) {
             bool merge = true;
-            for (int k = 0; k < nops; k++)
-                if (cs[k][m - 1] != cs[k][i] * sh[i]) {
+            for (int k = 0; k < nops; k++) {
+                int64_t span;
+                if (__builtin_mul_overflow(cs[k][i], sh[i], &span) || cs[k][m - 1] != span) {
                     merge = false;
                     break;
                 }
+            }
             if (merge) {
                 it->shape[m - 1] *= sh[i];
                 for (int k = 0; k < nops; k++)

@@ -322,6 +322,34 @@ START_TEST(test_huge_numbers)
 }
 END_TEST
 
+/* A shape with a 0 beside sizes whose product passes int64: no elements,
+** so allocating it, its strides and walking it must neither overflow (UBSan
+** reported it) nor fail; adding it to itself gives the same empty shape. */
+START_TEST(test_zero_size_huge_dims)
+{
+    EpError err = {0};
+    const int64_t sizes[3] = {(int64_t)1 << 40, 0, (int64_t)1 << 40};
+    Tensor *t = tensor_zeros(DT_F32, 3, sizes, &err);
+    ck_assert_msg(t != NULL, "%s", err.msg);
+    ck_assert_int_eq(tensor_numel(t), 0);
+    ck_assert_int_eq(t->strides[2], 1);
+    ck_assert_int_eq(t->strides[0], (int64_t)1 << 40); /* a 0 counts as 1 in strides, as torch's */
+    TensorIter it;
+    Tensor *ops[2] = {t, t};
+    ck_assert_int_eq(iter_init(&it, 3, sizes, 2, ops, &err), EP_OK);
+    ck_assert_int_eq(it.numel, 0);
+    /* strides past int64 saturate (the shape has no elements to address) */
+    const int64_t wide[4] = {2, 4, (int64_t)1 << 62, 0};
+    int64_t st[4];
+    shape_contiguous_strides(4, wide, st);
+    ck_assert_int_eq(st[3], 1);
+    ck_assert_int_eq(st[2], 1);
+    ck_assert_int_eq(st[1], (int64_t)1 << 62);
+    ck_assert_int_eq(st[0], INT64_MAX);
+    tensor_unref(t);
+}
+END_TEST
+
 Suite *suite_fuzz_regress(void)
 {
     Suite *s = suite_create("fuzz_regress");
@@ -334,6 +362,7 @@ Suite *suite_fuzz_regress(void)
     tcase_add_test(tc, test_list_for_table);
     tcase_add_test(tc, test_metadata_twice);
     tcase_add_test(tc, test_huge_numbers);
+    tcase_add_test(tc, test_zero_size_huge_dims);
     suite_add_tcase(s, tc);
     return s;
 }
