@@ -658,6 +658,19 @@ static void solver_free(Solver *so)
     free(so->c);
 }
 
+/* What one solve holds besides the Suggestion (sp may be NULL). */
+static void solve_cleanup(Solver *so, ShapeProp *sp, SymShape *shapes, ShapeInput *ins, LiftCtx *lc)
+{
+    shape_prop_free(sp);
+    for (int ui = 0; ui < so->s->ninputs; ui++)
+        sym_shape_free(&shapes[ui]);
+    free(shapes);
+    free(ins);
+    free(so->cands);
+    lift_ctx_free(lc);
+    solver_free(so);
+}
+
 /* The symbol names of the archive in e, renamed to the vars'. */
 SymExpr *sv_rename_syms(const Solver *so, const SymExpr *e)
 {
@@ -890,11 +903,7 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     sym_ranges_free(&rr);
     sym_bindings_free(&hints);
     if (st != EP_OK) {
-        for (int ui = 0; ui < s->ninputs; ui++)
-            sym_shape_free(&shapes[ui]);
-        free(shapes), free(ins), free(so.cands);
-        lift_ctx_free(&lc);
-        solver_free(&so);
+        solve_cleanup(&so, NULL, shapes, ins, &lc);
         suggest_free(s);
         return st;
     }
@@ -940,12 +949,7 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
         ep_fail(err, EP_ERR_FORMAT,
                 "the program's guards contradict each other: %s: %s for every size in the recorded ranges", where,
                 sp->nodes[i].note);
-        shape_prop_free(sp);
-        for (int ui = 0; ui < s->ninputs; ui++)
-            sym_shape_free(&shapes[ui]);
-        free(shapes), free(ins), free(so.cands);
-        lift_ctx_free(&lc);
-        solver_free(&so);
+        solve_cleanup(&so, sp, shapes, ins, &lc);
         suggest_free(s);
         return EP_ERR_FORMAT;
     }
@@ -977,12 +981,7 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
     bounds_and_rest(&so);
     sv_pinned_by_lift(&so, &lc, retry);
     if (retry[0] >= 0) { /* solved again without that literal: this one is dropped */
-        shape_prop_free(sp);
-        for (int ui = 0; ui < s->ninputs; ui++)
-            sym_shape_free(&shapes[ui]);
-        free(shapes), free(ins), free(so.cands);
-        lift_ctx_free(&lc);
-        solver_free(&so);
+        solve_cleanup(&so, sp, shapes, ins, &lc);
         *out = s;
         return EP_OK;
     }
@@ -996,12 +995,7 @@ static EpStatus solve(const Interp *ip, const SuggestOptions *opt, bool lift_all
                      "the archive is one traced path: Python control flow on sizes (an `if` on x.shape[0]) left "
                      "no node in it, so a re-export may add ranges this archive cannot show");
 
-    shape_prop_free(sp);
-    for (int ui = 0; ui < s->ninputs; ui++)
-        sym_shape_free(&shapes[ui]);
-    free(shapes), free(ins), free(so.cands);
-    lift_ctx_free(&lc);
-    solver_free(&so);
+    solve_cleanup(&so, sp, shapes, ins, &lc);
 
     /* verify; a Dim that fails its check becomes static, and again */
     for (int round = 0; round < 8; round++) {

@@ -198,16 +198,7 @@ void sv_make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
                     }
                 }
                 /* the shape in the vars' names */
-                SymExpr *cur = sym_clone(sd->parsed);
-                for (int q = 0; q < so->nv && cur; q++) {
-                    if (!so->v[q].sym[0])
-                        continue;
-                    SymExpr *nm = sym_symbol(so->v[q].name);
-                    SymExpr *n2 = sym_subst(cur, so->v[q].sym, nm);
-                    sym_free(nm);
-                    sym_free(cur);
-                    cur = n2;
-                }
+                SymExpr *cur = sv_rename_syms(so, sd->parsed);
                 dim = cur ? sym_canon(cur) : NULL;
                 sym_free(cur);
             } else if (rq || (!sd->is_expr && sd->value != g)) {
@@ -337,15 +328,7 @@ void sv_build_dims(Solver *so)
                 sym_free(sy);
             } else if (m->sizes[d].is_expr && m->sizes[d].parsed) {
                 /* a derived size of the archive (s0 + 1) in the vars */
-                SymExpr *cur = sym_clone(m->sizes[d].parsed);
-                for (int q = 0; q < so->nv && cur; q++) {
-                    if (!so->v[q].sym[0])
-                        continue;
-                    SymExpr *nm = sym_symbol(so->v[q].name);
-                    SymExpr *n2 = sym_subst(cur, so->v[q].sym, nm);
-                    sym_free(nm), sym_free(cur);
-                    cur = n2;
-                }
+                SymExpr *cur = sv_rename_syms(so, m->sizes[d].parsed);
                 e = cur ? sv_substitute(so, cur) : NULL;
                 sym_free(cur);
             }

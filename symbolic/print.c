@@ -482,10 +482,11 @@ static void print_expr(Buf *b, const SymExpr *e)
     }
 }
 
-/* NULL when out of memory; "" for a NULL e. */
-char *sym_to_string(const SymExpr *e)
+/* e printed into a new string (python: Python's syntax); NULL when out of
+** memory, "" for a NULL e. */
+static char *print_to_string(const SymExpr *e, bool python)
 {
-    Buf b = {0};
+    Buf b = {.python = python};
     if (e)
         print_expr(&b, e);
     else
@@ -497,16 +498,12 @@ char *sym_to_string(const SymExpr *e)
     return b.s;
 }
 
+char *sym_to_string(const SymExpr *e)
+{
+    return print_to_string(e, false);
+}
+
 char *sym_to_python(const SymExpr *e)
 {
-    Buf b = {.python = true};
-    if (e)
-        print_expr(&b, e);
-    else
-        buf_puts(&b, "");
-    if (b.failed) {
-        free(b.s);
-        return NULL;
-    }
-    return b.s;
+    return print_to_string(e, true);
 }
