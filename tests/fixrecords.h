@@ -34,7 +34,7 @@ void fixrec_shape_text(const Tensor *t, char *buf, size_t cap);
 
 /* Run the archive on its stored example inputs; its one output must be
 ** float32 of shape want_shape, element at[k] (flat, -1 the last) equal to
-** want[k] for k = 0, 1. */
+** want[k] for k = 0, 1 (a NaN want: the shape only). */
 void fixrec_check_run(const char *path, const char *want_shape, const int64_t at[2], const float want[2]);
 
 /* dir/name.npy holding a tensor of dtype and sizes filled with fill (the
