@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "json.h"
+#include "pytree.h"
 #include "torchsave.h"
 
 static void weight_free(void *p)
@@ -109,6 +110,38 @@ static char *trimmed(const char *s)
     return ep_xstrndup(s, n);
 }
 
+/* A version record ("1", "0", "2.3"): digits and dots only. */
+static bool is_version_text(const char *s)
+{
+    if (!*s)
+        return false;
+    for (; *s; s++)
+        if (!((*s >= '0' && *s <= '9') || *s == '.'))
+            return false;
+    return true;
+}
+
+/* Member rel, when present, holds a version number; into *out (a new
+** string, NULL when absent). */
+static EpStatus read_version(Model *m, const char *rel, char **out, EpError *err)
+{
+    char *text;
+    size_t len;
+    *out = NULL;
+    EpStatus rc = read_member(m, rel, &text, &len, err);
+    if (rc || !text)
+        return rc;
+    char *v = trimmed(text);
+    bool ok = strlen(text) == len && is_version_text(v); /* no NUL inside, nothing but the number */
+    free(text);
+    if (!ok) {
+        free(v);
+        return ep_fail(err, EP_ERR_FORMAT, "%s: %s%s: not a version number (%zu bytes)", m->path, m->root, rel, len);
+    }
+    *out = v;
+    return EP_OK;
+}
+
 /* Put every tensor of a torch.save dict into map (FQN -> Weight). */
 static EpStatus add_dict_tensors(Model *m, StrMap *map, PyObj *dict, const char *label, EpError *err)
 {
@@ -204,10 +237,18 @@ static EpStatus load_payloads(Model *m, const char *kind, StrMap *map, EpError *
     JCtx c = {label, err};
     JPath cp = {NULL, "config", 0};
     const cJSON *config = jget(root, "config");
+    if (!cJSON_IsObject(root))
+        rc = jfail(&c, NULL, "expected an object {\"config\": {FQN: payload}}");
+    else if (config && !cJSON_IsObject(config))
+        rc = jfail(&c, &cp, "expected an object (FQN -> payload)");
     StrMap storages; /* path_name -> Storage* (borrowed refs held by tensors) */
     strmap_init(&storages);
     for (const cJSON *e = config ? config->child : NULL; e && rc == EP_OK; e = e->next) {
         JPath ep_ = {&cp, e->string, 0};
+        if (!cJSON_IsObject(e)) {
+            rc = jfail(&c, &ep_, "expected an object {path_name, is_param, use_pickle, tensor_meta}");
+            break;
+        }
         const cJSON *path_name = jget(e, "path_name"), *tm = jget(e, "tensor_meta");
         bool use_pickle = cJSON_IsTrue(jget(e, "use_pickle"));
         if (!cJSON_IsString(path_name)) {
@@ -255,6 +296,9 @@ static EpStatus load_payloads(Model *m, const char *kind, StrMap *map, EpError *
             if (!rc)
                 rc = jint(&c, &dp, dt, &code);
             DType dtype = dtype_from_scalar_type((int)code);
+            if (!rc && code >= INT32_MIN && code <= INT32_MAX && !scalar_type_entry((int)code))
+                rc = jfail(&c, &dp, "unknown ScalarType code %lld (torch/_export/serde/schema.py has no such value)",
+                           (long long)code);
             if (!rc && dtype == DT_INVALID)
                 rc = jfail(&c, &dp, "weights of dtype %s are not supported", scalar_type_name((int)code));
             if (!rc)
@@ -346,19 +390,62 @@ static EpStatus load_sample_inputs(Model *m, const char *rel, EpError *err)
     return m->sample_inputs ? EP_OK : EP_ERR_FORMAT;
 }
 
+/* What the program's signature takes from the archive is there: every
+** parameter, buffer and tensor constant has its tensor (looked up as the
+** interpreter binds them: a buffer may be a constant, a constant a weight),
+** and the stored example inputs, when present, flatten by the program's
+** in_spec to one value per user input.  Checked at open, so `info`
+** refuses an archive `run` could not start. */
+static EpStatus check_program_inputs(Model *m, EpError *err)
+{
+    const ExportedProgram *ep = m->ep;
+    int nuser = 0;
+    for (int i = 0; i < ep->ninput_specs; i++) {
+        const InputSpec *s = &ep->input_specs[i];
+        if (s->kind == IN_USER_INPUT || s->kind == IN_CONSTANT_INPUT)
+            nuser++;
+        if (s->kind != IN_PARAMETER && s->kind != IN_BUFFER && s->kind != IN_TENSOR_CONSTANT)
+            continue;
+        bool found = s->kind == IN_PARAMETER ? model_weight(m, s->target) != NULL
+                                             : model_weight(m, s->target) || model_constant(m, s->target);
+        if (!found)
+            return ep_fail(err, EP_ERR_FORMAT, "%s: the %s %s is not in the archive's weights or constants", m->path,
+                           input_kind_name(s->kind), s->target);
+    }
+    if (!m->sample_inputs)
+        return EP_OK;
+    const char *spec = NULL;
+    for (int i = 0; i < ep->nmodule_calls && !spec; i++)
+        if (ep->module_calls[i].fqn[0] == '\0')
+            spec = ep->module_calls[i].in_spec;
+    Value *leaves;
+    int n;
+    EpStatus rc = pytree_flatten(spec, m->sample_inputs, &leaves, &n, err);
+    if (rc) {
+        ep_error_prefix(err, "%s: stored example inputs", m->path);
+        if (err)
+            err->code = EP_ERR_FORMAT;
+        return EP_ERR_FORMAT;
+    }
+    for (int i = 0; i < n; i++)
+        value_clear(&leaves[i]);
+    free(leaves);
+    if (n != nuser)
+        return ep_fail(err, EP_ERR_FORMAT, "%s: the stored example inputs have %d values for %d program inputs",
+                       m->path, n, nuser);
+    return EP_OK;
+}
+
 /* ---- the two layouts -------------------------------------------------------- */
 
 static EpStatus refuse_unknown(Model *m, EpError *err);
 
 static EpStatus open_legacy(Model *m, EpError *err)
 {
-    char *ver, *text;
-    size_t len;
-    EpStatus rc = read_member(m, "version", &text, &len, err);
+    char *ver;
+    EpStatus rc = read_version(m, "version", &ver, err);
     if (rc)
         return rc;
-    ver = text ? trimmed(text) : NULL;
-    free(text);
     m->format_version = ver;
     m->layout = ep_xasprintf("legacy flat zip (PyTorch 2.1-2.7%s%s)", ver ? ", version " : "", ver ? ver : "");
     if ((rc = load_program_member(m, "serialized_exported_program.json", err)))
@@ -420,9 +507,12 @@ static EpStatus open_pt2(Model *m, const char *want, bool list_only, EpError *er
     }
     char *text;
     size_t len;
-    if ((rc = read_member(m, "archive_version", &text, &len, err)))
+    if ((rc = read_version(m, "archive_version", &m->format_version, err)))
         return rc;
-    m->format_version = text ? trimmed(text) : ep_xstrdup("0");
+    if (!m->format_version)
+        m->format_version = ep_xstrdup("0");
+    if ((rc = read_version(m, ".data/version", &text, err)))
+        return rc;
     free(text);
     if (strcmp(m->format_version, "0") != 0)
         return ep_fail(err, EP_ERR_FORMAT, "%s: archive_version %s is not known (epdbg reads version 0)", m->path,
@@ -431,9 +521,11 @@ static EpStatus open_pt2(Model *m, const char *want, bool list_only, EpError *er
         return rc;
     if (text) {
         char *bo = trimmed(text);
-        bool big = strcmp(bo, "big") == 0;
+        bool big = strcmp(bo, "big") == 0, little = strcmp(bo, "little") == 0 && strlen(text) == len;
         free(bo);
         free(text);
+        if (!big && !little)
+            return ep_fail(err, EP_ERR_FORMAT, "%s: %sbyteorder: expected 'little' or 'big'", m->path, m->root);
         if (big)
             return ep_fail(err, EP_ERR_FORMAT, "%s: big-endian archive (byteorder 'big'); epdbg reads little-endian data",
                            m->path);
@@ -569,6 +661,8 @@ static EpStatus open_model(const char *path, const char *model_name, bool list_o
             rc = refuse_unknown(m, err);
         }
     }
+    if (!rc && !list_only)
+        rc = check_program_inputs(m, err);
     if (rc) {
         model_free(m);
         return rc;

@@ -78,8 +78,41 @@ static char *json_fixup(const char *text, size_t len)
     return sb_take(&out);
 }
 
+/* cJSON refuses nesting deeper than CJSON_NESTING_LIMIT with a bare syntax
+** error; find where text first goes deeper, to say so.  Returns the offset,
+** or len when it never does. */
+static size_t too_deep_at(const char *text, size_t len)
+{
+    int depth = 0;
+    for (size_t i = 0; i < len; i++) {
+        char ch = text[i];
+        if (ch == '"') { /* skip the string literal */
+            for (i++; i < len && text[i] != '"'; i++)
+                if (text[i] == '\\')
+                    i++;
+        } else if (ch == '[' || ch == '{') {
+            if (++depth > CJSON_NESTING_LIMIT)
+                return i;
+        } else if (ch == ']' || ch == '}') {
+            depth--;
+        }
+    }
+    return len;
+}
+
 cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err)
 {
+    size_t deep = too_deep_at(text, len);
+    if (deep < len) {
+        int line = 1, col = 1;
+        for (size_t i = 0; i < deep; i++) {
+            col = text[i] == '\n' ? 1 : col + 1;
+            line += text[i] == '\n';
+        }
+        ep_fail(err, EP_ERR_FORMAT, "%s: JSON nested deeper than %d levels at line %d, column %d", label,
+                CJSON_NESTING_LIMIT, line, col);
+        return NULL;
+    }
     char *fixed = json_fixup(text, len);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithOpts(fixed, &end, false);

@@ -463,8 +463,15 @@ static EpStatus parse_arg(Loader *L, const JPath *p, const cJSON *v, Arg *out)
         out->kind = ARG_COMPLEX;
         return EP_OK;
     }
-    /* A variant this version of epdbg does not know: keep its name; the
-    ** node fails with a clear message only if it is executed. */
+    /* A variant of the schema epdbg does not run: keep its name; the node
+    ** fails with a clear message only if it is executed.  Any other key is
+    ** no Argument at all. */
+    static const char *const unrun[] = {"as_int_lists", "as_string_to_argument"};
+    bool known = false;
+    for (size_t i = 0; i < EP_ARRAY_LEN(unrun); i++)
+        known |= strcmp(key, unrun[i]) == 0;
+    if (!known)
+        return jfail(&L->j, p, "unknown Argument variant '%s'", key);
     out->kind = ARG_OTHER;
     out->variant = ep_xstrdup(key);
     return EP_OK;
@@ -596,9 +603,22 @@ static EpStatus parse_tensor_meta(Loader *L, const JPath *p, const cJSON *v, Ten
         m->ndim = i + 1;
     }
     m->ndim = n;
+    int64_t numel = 1;
+    for (i = 0; i < n; i++) {
+        const SymDim *d = &m->sizes[i];
+        IDX(ip, &sp, i);
+        if (!d->is_expr && d->value < 0)
+            return jfail(&L->j, &ip, "negative size %lld", (long long)d->value);
+        if (!d->is_expr && __builtin_mul_overflow(numel, d->value, &numel))
+            return jfail(&L->j, &sp, "the sizes' product overflows 64 bits");
+    }
     const cJSON *strides = jget(v, "strides");
-    if (cJSON_IsArray(strides) && cJSON_GetArraySize(strides) == n) {
-        SUB(stp, p, "strides");
+    SUB(stp, p, "strides");
+    if (strides && !cJSON_IsArray(strides))
+        return jfail(&L->j, &stp, "expected a list");
+    if (strides && cJSON_GetArraySize(strides) != n)
+        return jfail(&L->j, &stp, "%d strides for %d sizes", cJSON_GetArraySize(strides), n);
+    if (strides) {
         i = 0;
         for (const cJSON *e = strides->child; e; e = e->next, i++) {
             IDX(ip, &stp, i);
@@ -634,13 +654,16 @@ static char *dup_string_value(const cJSON *v)
 
 static EpStatus parse_node_meta(Loader *L, const JPath *p, const cJSON *v, NodeMeta *m)
 {
-    (void)L;
-    (void)p;
-    if (!cJSON_IsObject(v))
+    if (!v)
         return EP_OK;
+    if (!cJSON_IsObject(v))
+        return jfail(&L->j, p, "expected an object of strings");
     for (const cJSON *e = v->child; e; e = e->next) {
+        SUB(ep, p, e->string);
+        if (cJSON_IsNull(e))
+            continue;
         if (!cJSON_IsString(e))
-            continue; /* values are strings by schema; skip anything else */
+            return jfail(&L->j, &ep, "expected a string");
         /* a key written twice: the last one wins, as in Python's json */
         char **slot = strcmp(e->string, "stack_trace") == 0       ? &m->stack_trace
                       : strcmp(e->string, "nn_module_stack") == 0 ? &m->nn_module_stack
@@ -725,6 +748,9 @@ static EpStatus parse_node(Loader *L, const JPath *p, const cJSON *v, Node *n, i
         return rc;
     n->is_hop_single_tensor_return = cJSON_IsTrue(jget(v, "is_hop_single_tensor_return"));
     const cJSON *name = jget(v, "name");
+    SUB(namep, p, "name");
+    if (name && !cJSON_IsString(name))
+        return jfail(&L->j, &namep, "expected a string");
     n->name = cJSON_IsString(name) && name->valuestring[0] ? ep_xstrdup(name->valuestring) : first_output_name(n);
     if (!n->name)
         n->name = ep_xasprintf("node_%d", index);
@@ -746,6 +772,150 @@ static EpStatus parse_arg_list(Loader *L, const JPath *p, const cJSON *v, Arg **
             return rc;
     }
     return EP_OK;
+}
+
+/* An optional member that, when present, must be a JSON object (a table
+** keyed by name): a list there has members without keys. */
+static EpStatus need_object(Loader *L, const JPath *p, const cJSON *v)
+{
+    return v && !cJSON_IsObject(v) ? jfail(&L->j, p, "expected an object") : EP_OK;
+}
+
+/* ---- the graph's structure -------------------------------------------------- */
+
+/* Calls fn on each value name a (an input or output argument) refers to:
+** tensors, symbolic scalars and the items of their lists. */
+static void arg_refs(const Arg *a, void (*fn)(const char *name, void *ctx), void *ctx)
+{
+    switch (a->kind) {
+    case ARG_TENSOR:
+    case ARG_SYM_INT:
+    case ARG_SYM_FLOAT:
+    case ARG_SYM_BOOL:
+        if (a->ref)
+            fn(a->ref, ctx);
+        break;
+    case ARG_TENSORS:
+    case ARG_OPT_TENSOR:
+    case ARG_OPT_TENSORS:
+    case ARG_SYM_INTS:
+    case ARG_SYM_FLOATS:
+    case ARG_SYM_BOOLS:
+        for (int i = 0; i < a->n; i++)
+            arg_refs(&a->items[i], fn, ctx);
+        break;
+    default:
+        break;
+    }
+}
+
+/* The walk of check_graph: the values defined so far (name -> the node
+** index + 1 that defines it, -1 for a graph input) and the first fault. */
+typedef struct GraphCheck {
+    StrMap defined;
+    int node;          /* the node being read, or -1 for the graph inputs/outputs */
+    const char *bad;   /* the name at fault */
+    enum { GC_OK, GC_UNDEFINED, GC_TWICE } fault;
+} GraphCheck;
+
+static void use_ref(const char *name, void *ctx)
+{
+    GraphCheck *gc = ctx;
+    if (gc->fault == GC_OK && !strmap_get(&gc->defined, name)) {
+        gc->fault = GC_UNDEFINED;
+        gc->bad = name;
+    }
+}
+
+static void def_ref(const char *name, void *ctx)
+{
+    GraphCheck *gc = ctx;
+    if (gc->fault != GC_OK)
+        return;
+    if (strmap_get(&gc->defined, name)) {
+        gc->fault = GC_TWICE;
+        gc->bad = name;
+        return;
+    }
+    strmap_put(&gc->defined, name, (void *)(intptr_t)(gc->node + 2)); /* never NULL */
+}
+
+/* The node (of g) defining name later in the list, or -1. */
+static int later_definer(const Graph *g, int from, const char *name)
+{
+    for (int i = from; i < g->nnodes; i++)
+        for (int k = 0; k < g->nodes[i].noutputs; k++) {
+            const Arg *a = &g->nodes[i].outputs[k];
+            if (a->ref && strcmp(a->ref, name) == 0)
+                return i;
+            for (int j = 0; j < a->n; j++)
+                if (a->items[j].ref && strcmp(a->items[j].ref, name) == 0)
+                    return i;
+        }
+    return -1;
+}
+
+/* Nodes are stored in execution order: every value a node or the graph's
+** outputs use must be a graph input or an earlier node's output, defined
+** once, and node names are unique.  Checked here so that `info` refuses
+** what `run` could not execute (a cycle is a use before definition). */
+static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
+{
+    GraphCheck gc = {.node = -1, .fault = GC_OK};
+    strmap_init(&gc.defined);
+    StrMap names;
+    strmap_init(&names);
+    EpStatus rc = EP_OK;
+    SUB(np, p, "nodes");
+    for (int i = 0; i < g->ninputs && gc.fault == GC_OK; i++)
+        arg_refs(&g->inputs[i], def_ref, &gc);
+    if (gc.fault == GC_TWICE) {
+        SUB(ip, p, "inputs");
+        rc = jfail(&L->j, &ip, "the graph input '%s' is named twice", gc.bad);
+    }
+    for (int i = 0; i < g->nnodes && !rc; i++) {
+        const Node *n = &g->nodes[i];
+        IDX(xp, &np, i);
+        gc.node = i;
+        if (strmap_get(&names, n->name)) {
+            rc = jfail(&L->j, &xp, "node '%s' (%s): a second node of that name", n->name, n->target);
+            break;
+        }
+        strmap_put(&names, n->name, (void *)n);
+        for (int k = 0; k < n->ninputs && gc.fault == GC_OK; k++)
+            arg_refs(&n->inputs[k].arg, use_ref, &gc);
+        if (gc.fault == GC_UNDEFINED) {
+            int later = later_definer(g, i, gc.bad);
+            if (later >= 0)
+                rc = jfail(&L->j, &xp, "node '%s' (%s) uses '%s' before node %d '%s' defines it (the nodes are "
+                           "out of order or form a cycle)", n->name, n->target, gc.bad, later, g->nodes[later].name);
+            else
+                rc = jfail(&L->j, &xp, "node '%s' (%s) uses '%s', which no graph input or node defines", n->name,
+                           n->target, gc.bad);
+            break;
+        }
+        for (int k = 0; k < n->noutputs && gc.fault == GC_OK; k++)
+            arg_refs(&n->outputs[k], def_ref, &gc);
+        if (gc.fault == GC_TWICE) {
+            intptr_t at = (intptr_t)strmap_get(&gc.defined, gc.bad) - 2;
+            rc = at < 0 ? jfail(&L->j, &xp, "node '%s' (%s) defines '%s', which is a graph input", n->name,
+                                n->target, gc.bad)
+                        : jfail(&L->j, &xp, "node '%s' (%s) defines '%s', which node %d '%s' already defines",
+                                n->name, n->target, gc.bad, (int)at, g->nodes[at].name);
+        }
+    }
+    gc.node = -1;
+    for (int i = 0; i < g->noutputs && !rc && gc.fault == GC_OK; i++) {
+        arg_refs(&g->outputs[i], use_ref, &gc);
+        if (gc.fault == GC_UNDEFINED) {
+            SUB(op, p, "outputs");
+            IDX(ip, &op, i);
+            rc = jfail(&L->j, &ip, "the graph returns '%s', which no graph input or node defines", gc.bad);
+        }
+    }
+    strmap_free(&gc.defined, NULL);
+    strmap_free(&names, NULL);
+    return rc;
 }
 
 static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
@@ -780,6 +950,8 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
     if ((rc = jtable(&L->j, p, j, "tensor_values", &tv)) || (rc = jtable(&L->j, p, j, "sym_int_values", &siv)))
         return rc;
     SUB(tvp, p, "tensor_values");
+    if ((rc = need_object(L, &tvp, tv)))
+        return rc;
     for (const cJSON *e = tv ? tv->child : NULL; e; e = e->next) {
         SUB(ep, &tvp, e->string);
         TensorMeta *m = ep_xcalloc(1, sizeof *m);
@@ -789,6 +961,8 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
             return rc;
     }
     SUB(sip, p, "sym_int_values");
+    if ((rc = need_object(L, &sip, siv)))
+        return rc;
     for (const cJSON *e = siv ? siv->child : NULL; e; e = e->next) {
         SUB(ep, &sip, e->string);
         SymDim *d = ep_xcalloc(1, sizeof *d);
@@ -803,6 +977,8 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
         if ((rc = jtable(&L->j, p, j, scalar_tables[t], &tab)))
             return rc;
         SUB(tp, p, scalar_tables[t]);
+        if ((rc = need_object(L, &tp, tab)))
+            return rc;
         for (const cJSON *e = tab ? tab->child : NULL; e; e = e->next) {
             SUB(ep, &tp, e->string);
             SymScalarMeta *m = ep_xcalloc(1, sizeof *m);
@@ -813,7 +989,7 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
         }
     }
     g->is_single_tensor_return = cJSON_IsTrue(jget(j, "is_single_tensor_return"));
-    return EP_OK;
+    return check_graph(L, p, g);
 }
 
 /* ---- signature ------------------------------------------------------------------ */
@@ -1079,13 +1255,17 @@ static EpStatus parse_ranges(Loader *L, const JPath *p, const cJSON *rc_json, Ex
 {
     if (!rc_json)
         return EP_OK;
+    if (!cJSON_IsObject(rc_json))
+        return jfail(&L->j, p, "expected an object (symbol -> {min_val, max_val})");
     int n = cJSON_GetArraySize(rc_json);
     ep->ranges = ep_xcalloc((size_t)(n ? n : 1), sizeof *ep->ranges);
     for (const cJSON *e = rc_json->child; e; e = e->next) {
+        SUB(ep_, p, e->string);
+        if (!cJSON_IsObject(e))
+            return jfail(&L->j, &ep_, "expected an object {min_val, max_val}");
         RangeConstraint *r = &ep->ranges[ep->nranges++];
         r->expr = ep_xstrdup(e->string);
         r->parsed = parse_expr_text(e->string);
-        SUB(ep_, p, e->string);
         SUB(minp, &ep_, "min_val");
         SUB(maxp, &ep_, "max_val");
         EpStatus rc = parse_bound(L, &minp, jget(e, "min_val"), &r->has_min, &r->min);
@@ -1105,6 +1285,9 @@ static EpStatus parse_ranges(Loader *L, const JPath *p, const cJSON *rc_json, Ex
 static EpStatus parse_module_calls(Loader *L, const JPath *p, const cJSON *gm, ExportedProgram *ep)
 {
     const cJSON *mcg = jget(gm, "module_call_graph");
+    SUB(mp, p, "module_call_graph");
+    if (mcg && !cJSON_IsArray(mcg))
+        return jfail(&L->j, &mp, "expected a list");
     int n = mcg ? cJSON_GetArraySize(mcg) : 0;
     const cJSON *call_spec = jget(gm, "call_spec"); /* schema 1 */
     ep->module_calls = ep_xcalloc((size_t)(n + 1), sizeof *ep->module_calls);
@@ -1127,8 +1310,6 @@ static EpStatus parse_module_calls(Loader *L, const JPath *p, const cJSON *gm, E
                     m->forward_arg_names[m->nforward_arg_names++] = ep_xstrdup(x->valuestring);
         }
     }
-    (void)L;
-    (void)p;
     if (call_spec && (ep->nmodule_calls == 0 || !ep->module_calls[0].has_signature)) {
         ModuleCall *m = &ep->module_calls[ep->nmodule_calls++];
         m->fqn = ep_xstrdup("");
@@ -1201,6 +1382,10 @@ EpStatus program_load_json(const char *text, size_t len, const char *label, Expo
         const cJSON *ma = jget(sv, "major"), *mi = jget(sv, "minor");
         ep->schema_major = ma && cJSON_IsNumber(ma) ? ma->valueint : 0; /* saturated, never UB */
         ep->schema_minor = mi && cJSON_IsNumber(mi) ? mi->valueint : 0;
+    } else if (sv) {
+        SUB(svp, tp, "schema_version");
+        rc = jfail(&L.j, &svp, "expected an integer or {major, minor}");
+        goto done;
     }
     L.era = ep->schema_major;
     SUB(gmp, tp, "graph_module");
