@@ -237,7 +237,63 @@ static const char *zip_code_str(int code, char *buf, size_t cap)
     return buf;
 }
 
-static EpStatus open_libzip(ZipArchive *z, EpError *err)
+/* libzip's consistency check says only "Zip archive inconsistent": find
+** what it is from the records themselves, as a sentence naming the member
+** and the field.  false when none of these is the reason. */
+static bool diagnose_inconsistency(const ZipArchive *z, const CdirInfo *cd, char *buf, size_t cap)
+{
+    const uint8_t *b = z->base;
+    /* bytes after the end record (its comment counted) */
+    size_t eocd = SIZE_MAX;
+    for (size_t p = z->len >= EOCD_SIZE ? z->len - EOCD_SIZE + 1 : 0; p-- > 0 && z->len - p <= EOCD_SIZE + MAX_COMMENT;)
+        if (rd32(b + p) == SIG_EOCD) {
+            eocd = p;
+            break;
+        }
+    if (eocd != SIZE_MAX && eocd + EOCD_SIZE + rd16(b + eocd + 20) < z->len) {
+        snprintf(buf, cap, "%zu bytes after the end-of-central-directory record (junk, or another file appended)",
+                 z->len - (eocd + EOCD_SIZE + rd16(b + eocd + 20)));
+        return true;
+    }
+    /* each member's local header against its central entry */
+    size_t pos = (size_t)cd->offset;
+    for (int i = 0; i < z->n; i++) {
+        const uint8_t *e = b + pos;
+        const ZipMember *m = &z->members[i];
+        size_t nl = rd16(e + 28), el = rd16(e + 30), cl = rd16(e + 32);
+        char name[96];
+        snprintf(name, sizeof name, "%.*s", (int)(nl < 80 ? nl : 80), (const char *)e + CENTRAL_SIZE);
+        if (m->method != 0 && m->method != 8) {
+            snprintf(buf, cap, "member %s uses compression method %d (only stored and deflated)", name, m->method);
+            return true;
+        }
+        size_t lh = (size_t)m->local_off;
+        if (lh > z->len || z->len - lh < LOCAL_SIZE || rd32(b + lh) != SIG_LOCAL) {
+            snprintf(buf, cap, "member %s: no local header at offset %zu", name, lh);
+            return true;
+        }
+        const uint8_t *l = b + lh;
+        bool descriptor = rd16(l + 6) & 8; /* sizes and CRC after the data instead */
+        if (rd16(l + 8) != m->method) {
+            snprintf(buf, cap, "member %s: compression method %d in the central directory, %d in its local header",
+                     name, m->method, rd16(l + 8));
+            return true;
+        }
+        if (!descriptor && rd32(l + 14) != rd32(e + 16)) {
+            snprintf(buf, cap, "member %s: CRC %08x in the central directory, %08x in its local header", name,
+                     rd32(e + 16), rd32(l + 14));
+            return true;
+        }
+        if (rd16(l + 26) != nl || memcmp(l + LOCAL_SIZE, e + CENTRAL_SIZE, nl) != 0) {
+            snprintf(buf, cap, "member %s: its local header names another member", name);
+            return true;
+        }
+        pos += CENTRAL_SIZE + nl + el + cl;
+    }
+    return false;
+}
+
+static EpStatus open_libzip(ZipArchive *z, const CdirInfo *cd, EpError *err)
 {
     zip_error_t ze;
     zip_error_init(&ze);
@@ -247,8 +303,11 @@ static EpStatus open_libzip(ZipArchive *z, EpError *err)
     EpStatus rc = EP_OK;
     if (!z->zip) {
         int code = zip_error_code_zip(&ze);
+        char why[256];
         if (code == ZIP_ER_NOZIP)
             rc = ep_fail(err, EP_ERR_FORMAT, "%s: not a zip archive (%s)", z->label, zip_error_strerror(&ze));
+        else if (code == ZIP_ER_INCONS && cd && diagnose_inconsistency(z, cd, why, sizeof why))
+            rc = ep_fail(err, EP_ERR_FORMAT, "%s: corrupt zip archive: %s", z->label, why);
         else
             rc = ep_fail(err, EP_ERR_FORMAT, "%s: corrupt zip archive (%s)", z->label, zip_error_strerror(&ze));
         zip_source_free(src);
@@ -414,7 +473,7 @@ static ZipArchive *archive_open(ZipArchive *z, EpError *err)
         rc = parse_cdir(z, &cd, &raw_names, err);
     }
     if (rc == EP_OK)
-        rc = open_libzip(z, err);
+        rc = open_libzip(z, &cd, err);
     if (rc == EP_OK)
         rc = check_against_libzip(z, raw_names, err);
     if (raw_names)

@@ -79,7 +79,8 @@ static const Case cases[] = {
     {"member_size_huge", MLP, PATCH("cd", 20, "\xf0\xff\xff\x7f\xf0\xff\xff\x7f"), OPEN,
      "@: member mlp/data/weights/weight_0 lies outside the archive"},
     {"member_method_unknown", MLP, PATCH("cd", 10, "\x63\x00"), OPEN,
-     "@: corrupt zip archive (Zip archive inconsistent)"},
+     "@: corrupt zip archive: member mlp/data/weights/weight_0 uses compression method 99 (only stored and "
+     "deflated)"},
     {"zip64_marker_without_record", MLP, PATCH("eocd", 16, "\xff\xff\xff\xff"), OPEN,
      "@: truncated (central directory outside the file)"},
     {"zip64_size_marker_without_extra", MLP, PATCH("cd", 20, "\xff\xff\xff\xff\xff\xff\xff\xff"), OPEN,
@@ -87,9 +88,11 @@ static const Case cases[] = {
     {"zip64_entries_marker", MLP, PATCH("eocd", 8, "\xff\xff\xff\xff"), OPEN,
      "@: corrupt central directory (65535 entries in 1215 bytes)"},
     {"junk_after_eocd", MLP, mk_append, {.value = "JUNKJUNKJUNK", .len = 12}, OPEN,
-     "@: corrupt zip archive (Zip archive inconsistent)"},
+     "@: corrupt zip archive: 12 bytes after the end-of-central-directory record (junk, or another file "
+     "appended)"},
     {"crc_mismatch", MLP, PATCH("cd", 16, "\x01\x02\x03\x04"), OPEN,
-     "@: corrupt zip archive (Zip archive inconsistent)"},
+     "@: corrupt zip archive: member mlp/data/weights/weight_0: CRC 04030201 in the central directory, a15ee139 "
+     "in its local header"},
     /* ---- members ---- */
     {"missing_program_json", MLP, mk_drop, {.member = PROG}, OPEN,
      "@: not a torch.export archive (no serialized_exported_program.json and no models/<name>.json; first member: "
