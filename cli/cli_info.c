@@ -56,7 +56,8 @@ static OpCount *op_histogram(const Interp *ip, int *n)
         }
     }
     strmap_free(&idx, NULL);
-    qsort(ops, (size_t)nops, sizeof *ops, cmp_opcount);
+    if (nops > 1) /* qsort of no array (NULL) is undefined */
+        qsort(ops, (size_t)nops, sizeof *ops, cmp_opcount);
     *n = nops;
     return ops;
 }

@@ -207,7 +207,8 @@ static void build_name_index(void)
             p += len;
         }
     }
-    qsort(name_index, (size_t)nname_index, sizeof name_index[0], nameref_cmp);
+    if (nname_index > 1) /* qsort of no array (NULL) is undefined */
+        qsort(name_index, (size_t)nname_index, sizeof name_index[0], nameref_cmp);
 }
 
 static const CostRule *rule_named(const char *s, size_t len)

@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "examples/gen/progbuild.h"
 #include "testutil.h"
 #include "tui/keys.h"
 
@@ -161,6 +162,35 @@ START_TEST(test_max_memory)
 }
 END_TEST
 
+/* A program without nodes (the output is the input): info, run and suggest
+** take it; under the sanitizers, no qsort of a NULL array. */
+START_TEST(test_graph_without_nodes)
+{
+    EpError err = {0};
+    ProgBuilder *pb = pb_new("empty.Identity", false);
+    int64_t sz[2] = {2, 3};
+    Tensor *x = tensor_zeros(DT_F32, 2, sz, &err);
+    pb_input(pb, "x", x, NULL); /* borrows the example */
+    pb_output(pb, "x");
+    char *dir = test_tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/empty.pt2", dir);
+    PbWriteOptions wo = {.era = PB_ERA_2_11};
+    ck_assert_msg(pb_write(pb, path, &wo, &err) == EP_OK, "%s", err.msg);
+    pb_free(pb);
+    tensor_unref(x);
+    const char *cmds[][3] = {{"info", path, NULL}, {"run", path, NULL}, {"suggest", path, NULL}};
+    for (int i = 0; i < 3; i++) {
+        RunResult r = test_run_binary(cmds[i], NULL, NULL);
+        ck_assert_msg(r.code == 0, "%s: exit %d\n%s", cmds[i][0], r.code, r.err);
+        ck_assert_msg(!strstr(r.err, "runtime error"), "%s", r.err);
+        run_result_free(&r);
+    }
+    unlink(path);
+    rmdir(dir);
+    free(dir);
+}
+END_TEST
+
 Suite *suite_hostile_paths(void)
 {
     Suite *s = suite_create("hostile_paths");
@@ -172,6 +202,7 @@ Suite *suite_hostile_paths(void)
     tcase_add_test(tc, test_rc_not_a_file);
     tcase_add_test(tc, test_timeout_usage);
     tcase_add_test(tc, test_max_memory);
+    tcase_add_test(tc, test_graph_without_nodes);
     suite_add_tcase(s, tc);
     return s;
 }

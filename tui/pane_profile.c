@@ -100,7 +100,8 @@ static void rebuild_times(Tui *t, ProfilePane *p)
             p->total += s;
         }
     }
-    qsort(p->order, (size_t)p->n, sizeof *p->order, by_time_desc);
+    if (p->n > 1) /* qsort of no array (NULL) is undefined */
+        qsort(p->order, (size_t)p->n, sizeof *p->order, by_time_desc);
     p->dirty = false;
 }
 
