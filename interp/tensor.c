@@ -465,8 +465,8 @@ Tensor *tensor_from_storage(Storage *s, DType dtype, int ndim, const int64_t *si
     if (!geometry_fits(dtype, ndim, sizes, strides, offset, s->nbytes)) {
         char b1[256], b2[256];
         ep_fail(err, EP_ERR_EXEC,
-                "view of size %s, stride %s, offset %lld is outside its storage of %zu bytes",
-                shape_str(ndim, sizes, b1, sizeof b1), shape_str(ndim, strides, b2, sizeof b2),
+                "%s view of size %s, stride %s, offset %lld is outside its storage of %zu bytes",
+                dtype_name(dtype), shape_str(ndim, sizes, b1, sizeof b1), shape_str(ndim, strides, b2, sizeof b2),
                 (long long)offset, s->nbytes);
         return NULL;
     }

@@ -211,33 +211,33 @@ static const Case cases[] = {
     {"negative_size", MLP, JSET(G "tensor_values/x/sizes/1", "{\"as_int\": -3}"), OPEN,
      MJ "graph_module.graph.tensor_values.x.sizes[1]: negative size -3"},
     {"weight_negative_size", MLP, WSET("config/fc1.weight/tensor_meta/sizes/0", "{\"as_int\": -32}"), OPEN,
-     WJ "fc1.weight: view of size [-32, 16], stride [16, 1], offset 0 is outside its storage of 2048 bytes"},
+     WJ "fc1.weight: float32 view of size [-32, 16], stride [16, 1], offset 0 is outside its storage of 2048 bytes"},
     {"weight_huge_size", MLP, WSET("config/fc1.weight/tensor_meta/sizes/0", "{\"as_int\": 4611686018427387904}"), OPEN,
-     WJ "fc1.weight: view of size [4611686018427387904, 16], stride [16, 1], offset 0 is outside its storage of 2048 "
+     WJ "fc1.weight: float32 view of size [4611686018427387904, 16], stride [16, 1], offset 0 is outside its storage of 2048 "
      "bytes"},
     {"weight_size_overflow", MLP,
      WSET("config/fc1.weight/tensor_meta/sizes", "[{\"as_int\": 4294967296}, {\"as_int\": 4294967296}]"), OPEN,
-     WJ "fc1.weight: view of size [4294967296, 4294967296], stride [16, 1], offset 0 is outside its storage of 2048 "
+     WJ "fc1.weight: float32 view of size [4294967296, 4294967296], stride [16, 1], offset 0 is outside its storage of 2048 "
         "bytes"},
     {"weight_negative_stride", MLP, WSET("config/fc1.weight/tensor_meta/strides/0", "{\"as_int\": -16}"), OPEN,
-     WJ "fc1.weight: view of size [32, 16], stride [-16, 1], offset 0 is outside its storage of 2048 bytes"},
+     WJ "fc1.weight: float32 view of size [32, 16], stride [-16, 1], offset 0 is outside its storage of 2048 bytes"},
     {"weight_huge_stride", MLP,
      WSET("config/fc1.weight/tensor_meta/strides/0", "{\"as_int\": 9223372036854775807}"), OPEN,
-     WJ "fc1.weight: view of size [32, 16], stride [9223372036854775807, 1], offset 0 is outside its storage of 2048 "
+     WJ "fc1.weight: float32 view of size [32, 16], stride [9223372036854775807, 1], offset 0 is outside its storage of 2048 "
      "bytes"},
     {"weight_stride_outside", MLP, WSET("config/fc1.weight/tensor_meta/strides/0", "{\"as_int\": 17}"), OPEN,
-     WJ "fc1.weight: view of size [32, 16], stride [17, 1], offset 0 is outside its storage of 2048 bytes"},
+     WJ "fc1.weight: float32 view of size [32, 16], stride [17, 1], offset 0 is outside its storage of 2048 bytes"},
     {"weight_offset_outside", MLP, WSET("config/fc1.weight/tensor_meta/storage_offset", "{\"as_int\": 1}"), OPEN,
-     WJ "fc1.weight: view of size [32, 16], stride [16, 1], offset 1 is outside its storage of 2048 bytes"},
+     WJ "fc1.weight: float32 view of size [32, 16], stride [16, 1], offset 1 is outside its storage of 2048 bytes"},
     {"weight_offset_negative", MLP, WSET("config/fc1.weight/tensor_meta/storage_offset", "{\"as_int\": -1}"), OPEN,
-     WJ "fc1.weight: view of size [32, 16], stride [16, 1], offset -1 is outside its storage of 2048 bytes"},
+     WJ "fc1.weight: float32 view of size [32, 16], stride [16, 1], offset -1 is outside its storage of 2048 bytes"},
     {"weight_dtype_too_wide", MLP, WSET("config/fc1.weight/tensor_meta/dtype", "8"), OPEN,
-     WJ "fc1.weight: view of size [32, 16], stride [16, 1], offset 0 is outside its storage of 2048 bytes"},
+     WJ "fc1.weight: float64 view of size [32, 16], stride [16, 1], offset 0 is outside its storage of 2048 bytes"},
     {"weight_dtype_unknown", MLP, WSET("config/fc1.weight/tensor_meta/dtype", "77"), OPEN,
      WJ "config.fc1.weight.tensor_meta.dtype: unknown ScalarType code 77 (torch/_export/serde/schema.py has no such "
      "value)"},
     {"weight_file_short", MLP, BYTES("data/weights/weight_0", "0123456789"), OPEN,
-     "@:mlp/data/weights/model_weights_config.json: fc1.weight: view of size [32, 16], stride [16, 1], offset 0 is "
+     "@:mlp/data/weights/model_weights_config.json: fc1.weight: float32 view of size [32, 16], stride [16, 1], offset 0 is "
      "outside its storage of 10 bytes"},
     /* ---- pickles (the stored example inputs) ---- */
     {"pickle_global_os_system", MLP, PKL("\x80\x02" "cos\nsystem\n" "X\x02\x00\x00\x00id\x85R."), OPEN,
