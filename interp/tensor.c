@@ -265,10 +265,18 @@ void tensor_caches_drain(void)
 
 int64_t shape_numel(int ndim, const int64_t *sizes)
 {
+    /* sizes from a graph may be hostile: a product past int64 saturates to
+    ** INT64_MAX (which no allocation or element count check accepts), and a
+    ** 0 anywhere makes it 0 */
     int64_t n = 1;
-    for (int i = 0; i < ndim; i++)
-        n *= sizes[i];
-    return n;
+    bool over = false;
+    for (int i = 0; i < ndim; i++) {
+        if (sizes[i] == 0)
+            return 0;
+        if (!over && __builtin_mul_overflow(n, sizes[i], &n))
+            over = true;
+    }
+    return over ? INT64_MAX : n;
 }
 
 void shape_contiguous_strides(int ndim, const int64_t *sizes, int64_t *strides)

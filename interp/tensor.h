@@ -111,6 +111,7 @@ void tensor_unref(Tensor *t); /* NULL ok */
 
 /* ---- queries ------------------------------------------------------------- */
 
+/* The product of sizes: 0 with a 0 anywhere, INT64_MAX past int64. */
 int64_t shape_numel(int ndim, const int64_t *sizes);
 static inline int64_t tensor_numel(const Tensor *t) { return shape_numel(t->ndim, t->sizes); }
 static inline size_t tensor_nbytes(const Tensor *t)
