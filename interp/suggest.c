@@ -632,7 +632,7 @@ static bool bound_var(Solver *so, const Cond *c, const SymExpr *e, int k)
             hi = mid - 1;
     }
     int64_t nhi = lo == top && v->hi == SYM_RANGE_POS_INF ? SYM_RANGE_POS_INF : lo;
-    char *txt = sym_to_string(c->e);
+    char *txt = sym_to_string(e); /* in the Dims that remain */
     if (nlo > v->lo) {
         v->lo = nlo;
         v->min_node = c->node;

@@ -188,13 +188,18 @@ void sv_make_vars(Solver *so, const SymBindings *syms, SymShape *shapes)
                                      "[2, inf], torch.export's default",
                                      syms_in[j], user_input_name(u), d);
                     if (rc && (rc->has_min || rc->has_max)) {
-                        snprintf(v->why_min, sizeof v->why_min, "the range recorded at export (%s in [%lld, %s])",
-                                 syms_in[j], (long long)v->lo, rc->has_max ? "" : "inf");
+                        char rec[160];
                         if (rc->has_max)
-                            snprintf(v->why_min, sizeof v->why_min,
-                                     "the range recorded at export (%s in [%lld, %lld])", syms_in[j],
-                                     (long long)v->lo, (long long)v->hi);
-                        snprintf(v->why_max, sizeof v->why_max, "%s", v->why_min);
+                            snprintf(rec, sizeof rec, "the range recorded at export (%s in [%lld, %lld])",
+                                     syms_in[j], (long long)v->lo, (long long)v->hi);
+                        else
+                            snprintf(rec, sizeof rec, "the range recorded at export (%s in [%lld, inf])", syms_in[j],
+                                     (long long)v->lo);
+                        /* each bound says where it comes from; an open end says nothing */
+                        if (rc->has_min)
+                            snprintf(v->why_min, sizeof v->why_min, "%s", rec);
+                        if (rc->has_max)
+                            snprintf(v->why_max, sizeof v->why_max, "%s", rec);
                     }
                 }
                 /* the shape in the vars' names */
