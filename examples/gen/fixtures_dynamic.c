@@ -17,52 +17,7 @@
 #include <string.h>
 
 #include "models.h"
-#include "progbuild_int.h"
-
-#define SITE_TORCH "/usr/local/lib/python3.11/site-packages/torch/"
-
-static void input(ProgBuilder *pb, const char *name, Tensor *t, const char *const *dims)
-{
-    pb_input(pb, name, t, dims);
-    tensor_unref(t);
-}
-
-/* A float32 tensor filled with first, first + step, ...: values a test
-** can check by hand. */
-static Tensor *ramp(int ndim, const int64_t *sizes, float first, float step)
-{
-    EpError err = {0};
-    Tensor *t = tensor_empty(DT_F32, ndim, sizes, &err);
-    if (!t)
-        abort(); /* out of memory while generating */
-    int64_t n = tensor_numel(t);
-    for (int64_t k = 0; k < n; k++)
-        ((float *)tensor_data(t))[k] = first + step * (float)k;
-    return t;
-}
-
-/* aten._assert_scalar(cond) with the message PyTorch stores, which quotes
-** the node name ("... on node 'eq'").  The builder's argument notation has
-** no quote inside a string, so the message is given without and the
-** quotes are put into the built node's argument. */
-static void assert_node(ProgBuilder *pb, const char *name, const char *cond, const char *expr)
-{
-    pb_node(pb, "aten._assert_scalar.default", name,
-            pb_fmt("self=$%s assert_msg='Runtime assertion failed for expression %s on node `%s`'", cond, expr, cond),
-            "");
-    PbNode *n = &pb->nodes[pb->nnodes - 1];
-    for (int i = 0; i < n->nin; i++)
-        if (n->in_args[i].kind == ARG_STRING)
-            for (char *c = (char *)n->in_args[i].lit.s; *c; c++) /* the builder's own copy */
-                if (*c == '`')
-                    *c = '\'';
-}
-
-/* A SymInt node's recorded expression (sym_int_values). */
-static void symv(ProgBuilder *pb, const char *name, const char *expr)
-{
-    pb_sym_value(pb, name, expr, false);
-}
+#include "fixture_util.h"
 
 /* x [4, 3] + y [4, 1]: broadcasting couples x.shape[0] and y.shape[0]. */
 static ProgBuilder *broadcast(bool dyn)
@@ -71,8 +26,8 @@ static ProgBuilder *broadcast(bool dyn)
     ProgBuilder *pb = pb_new("dyn_broadcast.Broadcast", false);
     int64_t xs[2] = {4, 3}, ys[2] = {4, 1};
     const char *xd[2] = {"s0", "3"}, *yd[2] = {"s0", "1"};
-    input(pb, "x", ramp(2, xs, 0, 1), dyn ? xd : NULL);
-    input(pb, "y", ramp(2, ys, 100, 100), dyn ? yd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "y", fx_ramp(2, ys, 100, 100), dyn ? yd : NULL);
     if (dyn)
         pb_range(pb, "s0", 2, 64);
     pb_module(pb, "", "dyn_broadcast.Broadcast");
@@ -89,8 +44,8 @@ static ProgBuilder *derived(bool dyn)
     ProgBuilder *pb = pb_new("dyn_derived.Derived", false);
     int64_t xs[1] = {5}, ys[1] = {6};
     const char *xd[1] = {"s0"}, *yd[1] = {"s0 + 1"};
-    input(pb, "x", ramp(1, xs, 0, 1), dyn ? xd : NULL);
-    input(pb, "y", ramp(1, ys, 0, 10), dyn ? yd : NULL);
+    fx_input(pb, "x", fx_ramp(1, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "y", fx_ramp(1, ys, 0, 10), dyn ? yd : NULL);
     if (dyn) {
         pb_range(pb, "s0", 2, 64);
         pb_range(pb, "s0 + 1", 3, 65);
@@ -111,13 +66,13 @@ static ProgBuilder *reshape(bool dyn)
     ProgBuilder *pb = pb_new(dyn ? "dyn_reshape.ReshapeFixed" : "dyn_reshape.ReshapeLiteral", false);
     int64_t xs[2] = {4, 6};
     const char *xd[2] = {"s0", "6"};
-    input(pb, "x", ramp(2, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0, 1), dyn ? xd : NULL);
     pb_module(pb, "", dyn ? "dyn_reshape.ReshapeFixed" : "dyn_reshape.ReshapeLiteral");
     if (dyn) {
         pb_range(pb, "s0", 2, 64);
         pb_at(pb, PY, 16, "forward", "y = x.view(x.shape[0], 3, 2)");
         pb_node(pb, "aten.sym_size.int", "sym_size_int", "self=%x dim=0", "$sym_size_int");
-        symv(pb, "sym_size_int", "s0");
+        fx_symv(pb, "sym_size_int", "s0");
         pb_node(pb, "aten.view.default", "view", "self=%x size=[$sym_size_int, 3, 2]", "view");
     } else {
         pb_at(pb, PY, 10, "forward", "y = x.view(4, 3, 2)");
@@ -143,7 +98,7 @@ static ProgBuilder *convpool(bool dyn)
     tensor_unref(w);
     tensor_unref(b);
     const char *xd[4] = {"1", "3", "s0", "s1"};
-    input(pb, "x", pb_uniform(&r, DT_F32, 4, xs, -1, 1), dyn ? xd : NULL);
+    fx_input(pb, "x", pb_uniform(&r, DT_F32, 4, xs, -1, 1), dyn ? xd : NULL);
     if (dyn) {
         pb_range(pb, "s0", 4, 256);
         pb_range(pb, "s1", 4, 256);
@@ -182,25 +137,25 @@ static ProgBuilder *pad32(bool dyn)
     ProgBuilder *pb = pb_new("dyn_pad32.Pad32", false);
     int64_t xs[4] = {1, 1, dyn ? 230 : 30, 4};
     const char *xd[4] = {"1", "1", "s0", "4"};
-    input(pb, "x", ramp(4, xs, 1, 0), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(4, xs, 1, 0), dyn ? xd : NULL);
     pb_module(pb, "", "dyn_pad32.Pad32");
     const char *pad = "2";
     if (dyn) {
         pb_range(pb, "s0", 224, 1024);
         pb_at(pb, PY, 12, "forward", "H = x.shape[2]");
         pb_node(pb, "aten.sym_size.int", "sym_size_int", "self=%x dim=2", "$sym_size_int");
-        symv(pb, "sym_size_int", "s0");
+        fx_symv(pb, "sym_size_int", "s0");
         pb_at(pb, PY, 14, "forward", "if pad_H > 0:");
         pb_node(pb, "_operator.mod", "mod", "a=$sym_size_int b=32", "$mod");
-        symv(pb, "mod", "Mod(s0, 32)");
+        fx_symv(pb, "mod", "Mod(s0, 32)");
         pb_node(pb, "_operator.ne", "ne", "a=$mod b=0", "$ne");
         pb_sym_value(pb, "ne", "Ne(Mod(s0, 32), 0)", true);
-        assert_node(pb, "_assert_scalar_default", "ne", "Ne(Mod(s0, 32), 0)");
+        fx_assert_node(pb, "_assert_scalar_default", "ne", "Ne(Mod(s0, 32), 0)");
         pb_at(pb, PY, 13, "forward", "pad_H = (32 - H % 32) % 32");
         pb_node(pb, "_operator.sub", "sub", "a=32 b=$mod", "$sub");
-        symv(pb, "sub", "32 - Mod(s0, 32)");
+        fx_symv(pb, "sub", "32 - Mod(s0, 32)");
         pb_node(pb, "_operator.mod", "mod_1", "a=$sub b=32", "$mod_1");
-        symv(pb, "mod_1", "32 - Mod(s0, 32)");
+        fx_symv(pb, "mod_1", "32 - Mod(s0, 32)");
         pad = "$mod_1";
     }
     pb_at(pb, PY, 15, "forward", "x = F.pad(x, (0, 0, 0, pad_H))");
@@ -227,9 +182,9 @@ static ProgBuilder *catslice(bool dyn)
     ProgBuilder *pb = pb_new("dyn_catslice.CatSlice", false);
     int64_t xs[2] = {2, 3}, ys[2] = {2, 5}, zs[2] = {2, 16};
     const char *xd[2] = {"2", "s0"}, *zd[2] = {"2", "2*s0 + 10"};
-    input(pb, "x", ramp(2, xs, 0, 1), dyn ? xd : NULL);
-    input(pb, "y", ramp(2, ys, 10, 1), NULL);
-    input(pb, "z", ramp(2, zs, 0, 100), dyn ? zd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "y", fx_ramp(2, ys, 10, 1), NULL);
+    fx_input(pb, "z", fx_ramp(2, zs, 0, 100), dyn ? zd : NULL);
     if (dyn) {
         pb_range(pb, "s0", 2, 64);
         pb_range(pb, "2*s0 + 10", 14, 138);
@@ -250,7 +205,7 @@ static ProgBuilder *posemb(bool dyn)
     static const char PY[] = "tests/src/dyn_posemb.py";
     ProgBuilder *pb = pb_new("dyn_posemb.PosEmb", false);
     int64_t ws[2] = {8, 4}, xs[2] = {5, 4};
-    Tensor *w = ramp(2, ws, 0, 1);
+    Tensor *w = fx_ramp(2, ws, 0, 1);
     float *wv = tensor_data(w);
     for (int i = 0; i < 8; i++) /* weight[i][j] = 10*i + j */
         for (int j = 0; j < 4; j++)
@@ -258,14 +213,14 @@ static ProgBuilder *posemb(bool dyn)
     pb_param(pb, "pos.weight", w);
     tensor_unref(w);
     const char *xd[2] = {"s0", "4"};
-    input(pb, "x", ramp(2, xs, 0.5f, 0), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0.5f, 0), dyn ? xd : NULL);
     pb_module(pb, "", "dyn_posemb.PosEmb");
     const char *end = "5";
     if (dyn) {
         pb_range(pb, "s0", 2, 64);
         pb_at(pb, PY, 13, "forward", "T = x.shape[0]");
         pb_node(pb, "aten.sym_size.int", "sym_size_int", "self=%x dim=0", "$sym_size_int");
-        symv(pb, "sym_size_int", "s0");
+        fx_symv(pb, "sym_size_int", "s0");
         end = "$sym_size_int";
     }
     pb_at(pb, PY, 14, "forward", "pos = torch.arange(T)");
@@ -292,7 +247,7 @@ static ProgBuilder *branch(bool dyn)
     ProgBuilder *pb = pb_new("dyn_branch.Branch", false);
     int64_t xs[2] = {4, 3};
     const char *xd[2] = {"s0", "3"};
-    input(pb, "x", ramp(2, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0, 1), dyn ? xd : NULL);
     if (dyn)
         pb_range(pb, "s0", 3, 6);
     pb_module(pb, "", "dyn_branch.Branch");
@@ -315,29 +270,29 @@ static ProgBuilder *item(bool dyn)
     if (!a)
         abort(); /* out of memory while generating */
     ((int64_t *)tensor_data(a))[0] = 4;
-    input(pb, "a", a, NULL);
+    fx_input(pb, "a", a, NULL);
     const char *bd[1] = {"s0"};
-    input(pb, "b", ramp(1, bs, 1, 1), dyn ? bd : NULL);
+    fx_input(pb, "b", fx_ramp(1, bs, 1, 1), dyn ? bd : NULL);
     pb_range(pb, "u0", 1, 16);
     if (dyn)
         pb_range(pb, "s0", 2, 64);
     pb_module(pb, "", "dyn_item.Item");
     pb_at(pb, PY, 11, "forward", "n = a.item()");
     pb_node(pb, "aten.item.default", "item", "self=%a", "$item");
-    symv(pb, "item", "u0");
+    fx_symv(pb, "item", "u0");
     pb_at(pb, PY, 12, "forward", "torch._check(n >= 1)");
     pb_node(pb, "_operator.ge", "ge", "a=$item b=1", "$ge");
     pb_sym_value(pb, "ge", "u0 >= 1", true);
-    assert_node(pb, "_assert_scalar_default", "ge", "u0 >= 1");
+    fx_assert_node(pb, "_assert_scalar_default", "ge", "u0 >= 1");
     pb_at(pb, PY, 13, "forward", "torch._check(n <= 16)");
     pb_node(pb, "_operator.le", "le", "a=$item b=16", "$le");
     pb_sym_value(pb, "le", "u0 <= 16", true);
-    assert_node(pb, "_assert_scalar_default_1", "le", "u0 <= 16");
+    fx_assert_node(pb, "_assert_scalar_default_1", "le", "u0 <= 16");
     pb_at(pb, PY, 14, "forward", "z = torch.zeros(n, 18, b.shape[0]) + b");
     const char *s = "2";
     if (dyn) {
         pb_node(pb, "aten.sym_size.int", "sym_size_int", "self=%b dim=0", "$sym_size_int");
-        symv(pb, "sym_size_int", "s0");
+        fx_symv(pb, "sym_size_int", "s0");
         s = "$sym_size_int";
     }
     pb_node(pb, "aten.zeros.default", "zeros", pb_fmt("size=[$item, 18, %s] device=device:cpu pin_memory=False", s),
@@ -348,21 +303,21 @@ static ProgBuilder *item(bool dyn)
     pb_unbacked(pb, "add", 3, zd);
     pb_at(pb, PY, 15, "forward", "torch._check((n * 18 * b.shape[0]) % 144 == 0)");
     pb_node(pb, "_operator.mul", "mul", "a=$item b=18", "$mul");
-    symv(pb, "mul", "18*u0");
+    fx_symv(pb, "mul", "18*u0");
     const char *cond = "Eq(Mod(36*u0, 144), 0)";
     if (dyn) {
         pb_node(pb, "_operator.mul", "mul_1", "a=$mul b=$sym_size_int", "$mul_1");
-        symv(pb, "mul_1", "18*s0*u0");
+        fx_symv(pb, "mul_1", "18*s0*u0");
         cond = "Eq(Mod(18*s0*u0, 144), 0)";
     } else {
         pb_node(pb, "_operator.mul", "mul_1", "a=$mul b=2", "$mul_1");
-        symv(pb, "mul_1", "36*u0");
+        fx_symv(pb, "mul_1", "36*u0");
     }
     pb_node(pb, "_operator.mod", "mod", "a=$mul_1 b=144", "$mod");
-    symv(pb, "mod", dyn ? "Mod(18*s0*u0, 144)" : "Mod(36*u0, 144)");
+    fx_symv(pb, "mod", dyn ? "Mod(18*s0*u0, 144)" : "Mod(36*u0, 144)");
     pb_node(pb, "_operator.eq", "eq", "a=$mod b=0", "$eq");
     pb_sym_value(pb, "eq", cond, true);
-    assert_node(pb, "_assert_scalar_default_2", "eq", cond);
+    fx_assert_node(pb, "_assert_scalar_default_2", "eq", cond);
     pb_at(pb, PY, 16, "forward", "return z.view(-1, 144)");
     pb_node(pb, "aten.view.default", "view", "self=%add size=[-1, 144]", "view");
     const char *vd[2] = {dyn ? "((s0*u0)//8)" : "(u0//4)", "144"};

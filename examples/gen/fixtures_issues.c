@@ -20,87 +20,7 @@
 #include <string.h>
 
 #include "models.h"
-#include "progbuild_int.h"
-
-#define SITE_TORCH "/usr/local/lib/python3.11/site-packages/torch/"
-
-static void input(ProgBuilder *pb, const char *name, Tensor *t, const char *const *dims)
-{
-    pb_input(pb, name, t, dims);
-    tensor_unref(t);
-}
-
-/* A tensor of dtype filled with first, first + step, ...: values a test
-** can check by hand. */
-static Tensor *ramp_as(DType dt, int ndim, const int64_t *sizes, double first, double step)
-{
-    EpError err = {0};
-    Tensor *t = tensor_empty(dt, ndim, sizes, &err);
-    if (!t)
-        abort(); /* out of memory while generating */
-    int64_t n = tensor_numel(t);
-    for (int64_t k = 0; k < n; k++) {
-        double v = first + step * (double)k;
-        if (dt == DT_I64)
-            ((int64_t *)tensor_data(t))[k] = (int64_t)v;
-        else
-            ((float *)tensor_data(t))[k] = (float)v;
-    }
-    return t;
-}
-
-static Tensor *ramp(int ndim, const int64_t *sizes, double first, double step)
-{
-    return ramp_as(DT_F32, ndim, sizes, first, step);
-}
-
-/* A 2-D float32 table with t[i][j] = a*i + b*j. */
-static Tensor *table(int64_t rows, int64_t cols, double a, double b)
-{
-    int64_t s[2] = {rows, cols};
-    Tensor *t = ramp(2, s, 0, 0);
-    float *v = tensor_data(t);
-    for (int64_t i = 0; i < rows; i++)
-        for (int64_t j = 0; j < cols; j++)
-            v[i * cols + j] = (float)(a * (double)i + b * (double)j);
-    return t;
-}
-
-static void param(ProgBuilder *pb, const char *fqn, Tensor *t)
-{
-    pb_param(pb, fqn, t);
-    tensor_unref(t);
-}
-
-/* aten._assert_scalar(cond) with the message PyTorch stores, quoting the
-** node name ("... on node 'ne'").  The builder's argument notation has no
-** quote inside a string, so the message is given with backquotes, turned
-** into quotes in the built node's own copy. */
-static void assert_node(ProgBuilder *pb, const char *name, const char *cond, const char *expr)
-{
-    pb_node(pb, "aten._assert_scalar.default", name,
-            pb_fmt("self=$%s assert_msg='Runtime assertion failed for expression %s on node `%s`'", cond, expr, cond),
-            "");
-    PbNode *n = &pb->nodes[pb->nnodes - 1];
-    for (int i = 0; i < n->nin; i++)
-        if (n->in_args[i].kind == ARG_STRING)
-            for (char *c = (char *)n->in_args[i].lit.s; *c; c++)
-                if (*c == '`')
-                    *c = '\'';
-}
-
-/* A SymInt (SymBool) node's recorded expression. */
-static void symv(ProgBuilder *pb, const char *name, const char *expr)
-{
-    pb_sym_value(pb, name, expr, false);
-}
-
-/* sym_size_int = aten.sym_size.int(of, dim), recorded as sym. */
-static void sym_size(ProgBuilder *pb, const char *name, const char *of, int dim, const char *sym)
-{
-    pb_node(pb, "aten.sym_size.int", name, pb_fmt("self=%%%s dim=%d", of, dim), pb_fmt("$%s", name));
-    symv(pb, name, sym);
-}
+#include "fixture_util.h"
 
 /* pytorch/pytorch#124507: ResNet's stem on x [1, 1, H, 8].  The pool's
 ** shape formula (div_rtn in torch/_meta_registrations.py) asks whether
@@ -111,26 +31,26 @@ static ProgBuilder *ne_mod(bool dyn)
     static const char PY[] = "tests/src/issue_ne_mod.py";
     ProgBuilder *pb = pb_new("issue_ne_mod.NeMod", false);
     int64_t ws[4] = {1, 1, 7, 7}, bs[1] = {1}, xs[4] = {1, 1, 23, 8};
-    param(pb, "conv.weight", ramp(4, ws, 1, 0));
-    param(pb, "conv.bias", ramp(1, bs, 0, 0));
+    fx_param(pb, "conv.weight", fx_ramp(4, ws, 1, 0));
+    fx_param(pb, "conv.bias", fx_ramp(1, bs, 0, 0));
     const char *xd[4] = {"1", "1", "s0", "8"};
-    input(pb, "x", ramp(4, xs, 1, 0), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(4, xs, 1, 0), dyn ? xd : NULL);
     pb_module(pb, "", "issue_ne_mod.NeMod");
     if (dyn) {
         pb_range(pb, "s0", 16, 256);
         /* PyTorch puts a deferred assert where its symbols are bound,
         ** with the stack of the guard: the pool's line */
         pb_at(pb, PY, 16, "forward", "return self.pool(h)");
-        sym_size(pb, "sym_size_int", "x", 2, "s0");
+        fx_sym_size(pb, "sym_size_int", "x", 2, "s0");
         pb_node(pb, "_operator.sub", "sub", "a=$sym_size_int b=1", "$sub");
-        symv(pb, "sub", "s0 - 1");
+        fx_symv(pb, "sub", "s0 - 1");
         pb_node(pb, "_operator.floordiv", "floordiv", "a=$sub b=2", "$floordiv");
-        symv(pb, "floordiv", "((s0 - 1)//2)");
+        fx_symv(pb, "floordiv", "((s0 - 1)//2)");
         pb_node(pb, "_operator.mod", "mod", "a=$floordiv b=2", "$mod");
-        symv(pb, "mod", "Mod(((s0 - 1)//2), 2)");
+        fx_symv(pb, "mod", "Mod(((s0 - 1)//2), 2)");
         pb_node(pb, "_operator.ne", "ne", "a=$mod b=0", "$ne");
         pb_sym_value(pb, "ne", "Ne(Mod(((s0 - 1)//2), 2), 0)", true);
-        assert_node(pb, "_assert_scalar_default", "ne", "Ne(Mod(((s0 - 1)//2), 2), 0)");
+        fx_assert_node(pb, "_assert_scalar_default", "ne", "Ne(Mod(((s0 - 1)//2), 2), 0)");
     }
     pb_at(pb, PY, 15, "forward", "h = self.conv(x)");
     pb_at_inner(pb, SITE_TORCH "nn/modules/conv.py", 554, "forward",
@@ -165,19 +85,19 @@ static ProgBuilder *max512(bool dyn)
 {
     static const char PY[] = "tests/src/issue_max512.py";
     ProgBuilder *pb = pb_new("issue_max512.Max512", false);
-    param(pb, "pos", table(512, 4, 10, 1));
+    fx_param(pb, "pos", fx_table(512, 4, 10, 1));
     int64_t xs[2] = {5, 4};
     const char *xd[2] = {"s0", "4"};
-    input(pb, "x", ramp(2, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0, 1), dyn ? xd : NULL);
     pb_module(pb, "", "issue_max512.Max512");
     pb_at(pb, PY, 14, "forward", "return x + self.pos[: x.shape[0]]");
     const char *end = "5";
     if (dyn) {
         pb_range(pb, "s0", 2, 512);
-        sym_size(pb, "sym_size_int", "x", 0, "s0");
+        fx_sym_size(pb, "sym_size_int", "x", 0, "s0");
         pb_node(pb, "_operator.ne", "ne", "a=$sym_size_int b=512", "$ne");
         pb_sym_value(pb, "ne", "Ne(s0, 512)", true);
-        assert_node(pb, "_assert_scalar_default", "ne", "Ne(s0, 512)");
+        fx_assert_node(pb, "_assert_scalar_default", "ne", "Ne(s0, 512)");
         end = "$sym_size_int";
     }
     pb_node(pb, "aten.slice.Tensor", "slice_1", pb_fmt("self=%%%s dim=0 start=0 end=%s", pb_ph(pb, "pos"), end),
@@ -195,30 +115,30 @@ static ProgBuilder *offbyone(bool dyn)
 {
     static const char PY[] = "tests/src/issue_offbyone.py";
     ProgBuilder *pb = pb_new("issue_offbyone.OffByOne", false);
-    param(pb, "word.weight", table(16, 4, 100, 1));
-    param(pb, "pos.weight", table(512, 4, 10, 0));
+    fx_param(pb, "word.weight", fx_table(16, 4, 100, 1));
+    fx_param(pb, "pos.weight", fx_table(512, 4, 10, 0));
     int64_t ps[2] = {1, 512}, is[2] = {2, 5};
-    Tensor *pos_ids = ramp_as(DT_I64, 2, ps, 0, 1);
+    Tensor *pos_ids = fx_ramp_as(DT_I64, 2, ps, 0, 1);
     pb_buffer(pb, "position_ids", pos_ids, true);
     tensor_unref(pos_ids);
-    Tensor *ids = ramp_as(DT_I64, 2, is, 0, 0), *mask = ramp(2, is, 1, 0);
+    Tensor *ids = fx_ramp_as(DT_I64, 2, is, 0, 0), *mask = fx_ramp(2, is, 1, 0);
     const int64_t idv[10] = {1, 2, 3, 4, 5, 5, 4, 3, 2, 1};
     memcpy(tensor_data(ids), idv, sizeof idv);
     ((float *)tensor_data(mask))[9] = 0.5f;
     const char *d[2] = {"s0", "s1"};
-    input(pb, "input_ids", ids, dyn ? d : NULL);
-    input(pb, "attention_mask", mask, dyn ? d : NULL);
+    fx_input(pb, "input_ids", ids, dyn ? d : NULL);
+    fx_input(pb, "attention_mask", mask, dyn ? d : NULL);
     pb_module(pb, "", "issue_offbyone.OffByOne");
     const char *T = "5";
     if (dyn) {
         pb_range(pb, "s0", 2, 64);
         pb_range(pb, "s1", 2, 512);
         pb_at(pb, PY, 16, "forward", "T = input_ids.shape[1]");
-        sym_size(pb, "sym_size_int", "input_ids", 1, "s1");
+        fx_sym_size(pb, "sym_size_int", "input_ids", 1, "s1");
         pb_at(pb, PY, 17, "forward", "position_ids = self.position_ids[:, :T]");
         pb_node(pb, "_operator.ne", "ne", "a=$sym_size_int b=512", "$ne");
         pb_sym_value(pb, "ne", "Ne(s1, 512)", true);
-        assert_node(pb, "_assert_scalar_default", "ne", "Ne(s1, 512)");
+        fx_assert_node(pb, "_assert_scalar_default", "ne", "Ne(s1, 512)");
         T = "$sym_size_int";
     }
     pb_at(pb, PY, 17, "forward", "position_ids = self.position_ids[:, :T]");
@@ -268,8 +188,8 @@ static ProgBuilder *view_multiple(bool dyn)
     ProgBuilder *pb = pb_new("issue_view_multiple.ViewMultiple", false);
     int64_t xs[1] = {20}, ys[1] = {4};
     const char *xd[1] = {"5*s0"}, *yd[1] = {"s0"};
-    input(pb, "x", ramp(1, xs, 0, 1), dyn ? xd : NULL);
-    input(pb, "y", ramp(1, ys, 100, 100), dyn ? yd : NULL);
+    fx_input(pb, "x", fx_ramp(1, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "y", fx_ramp(1, ys, 100, 100), dyn ? yd : NULL);
     if (dyn) {
         pb_range(pb, "s0", 1, 8);
         pb_range(pb, "5*s0", 5, 40);
@@ -295,8 +215,8 @@ static ProgBuilder *max_dims(bool dyn)
     ProgBuilder *pb = pb_new("issue_max_dims.MaxDims", false);
     int64_t xs[1] = {2}, ys[1] = {3};
     const char *xd[1] = {"s0"}, *yd[1] = {"s1"};
-    input(pb, "x", ramp(1, xs, 1, 1), dyn ? xd : NULL);
-    input(pb, "y", ramp(1, ys, 10, 10), dyn ? yd : NULL);
+    fx_input(pb, "x", fx_ramp(1, xs, 1, 1), dyn ? xd : NULL);
+    fx_input(pb, "y", fx_ramp(1, ys, 10, 10), dyn ? yd : NULL);
     pb_module(pb, "", "issue_max_dims.MaxDims");
     const char *n = "2", *m = "3";
     if (dyn) {
@@ -304,8 +224,8 @@ static ProgBuilder *max_dims(bool dyn)
         pb_range(pb, "s1", 2, INT64_MAX);
         pb_guard_code(pb, "L['x'].size()[0] < L['y'].size()[0]");
         pb_at(pb, PY, 11, "forward", "z = torch.zeros(max(x.shape[0], y.shape[0]))");
-        sym_size(pb, "sym_size_int", "x", 0, "s0");
-        sym_size(pb, "sym_size_int_1", "y", 0, "s1");
+        fx_sym_size(pb, "sym_size_int", "x", 0, "s0");
+        fx_sym_size(pb, "sym_size_int_1", "y", 0, "s1");
         n = "$sym_size_int";
         m = "$sym_size_int_1";
     }
@@ -344,13 +264,13 @@ static ProgBuilder *gives_up(bool dyn)
     static const char PY[] = "tests/src/issue_gives_up.py";
     ProgBuilder *pb = pb_new("issue_gives_up.GivesUp", false);
     int64_t ws[2] = {2, 3}, bs[1] = {2}, xs[2] = {dyn ? 2 : 1, 3};
-    Tensor *w = ramp(2, ws, 0, 0);
+    Tensor *w = fx_ramp(2, ws, 0, 0);
     const float wv[6] = {1, 0, 0, 0, 1, 1};
     memcpy(tensor_data(w), wv, sizeof wv);
-    param(pb, "fc.weight", w);
-    param(pb, "fc.bias", ramp(1, bs, -1, 0));
+    fx_param(pb, "fc.weight", w);
+    fx_param(pb, "fc.bias", fx_ramp(1, bs, -1, 0));
     const char *xd[2] = {"s0", "3"};
-    input(pb, "x", ramp(2, xs, 0, 1), dyn ? xd : NULL);
+    fx_input(pb, "x", fx_ramp(2, xs, 0, 1), dyn ? xd : NULL);
     if (dyn)
         pb_range(pb, "s0", 1, 10);
     pb_at(pb, PY, 14, "forward", "return self.fc(x).relu()");
@@ -374,8 +294,8 @@ static ProgBuilder *args(bool dyn)
     ProgBuilder *pb = pb_new("issue_args.Args", false);
     int64_t s[2] = {4, 3};
     const char *d[2] = {"s0", "3"};
-    input(pb, "args_0", ramp(2, s, 0, 1), dyn ? d : NULL);
-    input(pb, "args_1", ramp(2, s, 100, 0), dyn ? d : NULL);
+    fx_input(pb, "args_0", fx_ramp(2, s, 0, 1), dyn ? d : NULL);
+    fx_input(pb, "args_1", fx_ramp(2, s, 100, 0), dyn ? d : NULL);
     if (dyn)
         pb_range(pb, "s0", 2, 64);
     pb_module(pb, "", "issue_args.Args");
