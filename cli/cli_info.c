@@ -56,8 +56,7 @@ static OpCount *op_histogram(const Interp *ip, int *n)
         }
     }
     strmap_free(&idx, NULL);
-    if (nops > 1) /* qsort of no array (NULL) is undefined */
-        qsort(ops, (size_t)nops, sizeof *ops, cmp_opcount);
+    ep_qsort(ops, (size_t)nops, sizeof *ops, cmp_opcount);
     *n = nops;
     return ops;
 }

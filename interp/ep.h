@@ -14,6 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 /* The numeric values are the process exit codes of `epdbg run`. */
 typedef enum EpStatus {
@@ -97,6 +98,14 @@ static inline bool ep_add_i64(int64_t a, int64_t b, int64_t *out)
 int ep_open_regular(const char *path, const char *what, EpError *err);
 /* The same as a stdio stream ("r" or "rb"); NULL with err. */
 FILE *ep_fopen_regular(const char *path, const char *mode, const char *what, EpError *err);
+
+/* qsort that takes an empty array as sorted: qsort(NULL, 0, ...) is
+** undefined (UBSan reports it), and an empty list is often NULL. */
+static inline void ep_qsort(void *base, size_t n, size_t size, int (*cmp)(const void *, const void *))
+{
+    if (n > 1)
+        qsort(base, n, size, cmp);
+}
 
 static inline int64_t ep_floordiv_i64(int64_t a, int64_t b)
 {

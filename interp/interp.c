@@ -1146,14 +1146,12 @@ int interp_live_tensors(const Interp *ip, InterpLiveTensor *out, int max)
                 add_live(&all, &n, &cap, name, interp_value(ip, name));
         }
     /* views share a storage: keep one entry per storage (the first name) */
-    if (n > 1) /* qsort of no array (NULL) is undefined */
-        qsort(all, (size_t)n, sizeof *all, by_storage_then_name);
+    ep_qsort(all, (size_t)n, sizeof *all, by_storage_then_name);
     int u = 0;
     for (int i = 0; i < n; i++)
         if (u == 0 || all[u - 1].t->storage != all[i].t->storage)
             all[u++] = all[i];
-    if (u > 1) /* qsort of no array (NULL) is undefined */
-        qsort(all, (size_t)u, sizeof *all, by_bytes_desc);
+    ep_qsort(all, (size_t)u, sizeof *all, by_bytes_desc);
     int k = u < max ? u : max;
     for (int i = 0; i < k; i++)
         out[i] = all[i];

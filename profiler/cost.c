@@ -207,8 +207,7 @@ static void build_name_index(void)
             p += len;
         }
     }
-    if (nname_index > 1) /* qsort of no array (NULL) is undefined */
-        qsort(name_index, (size_t)nname_index, sizeof name_index[0], nameref_cmp);
+    ep_qsort(name_index, (size_t)nname_index, sizeof name_index[0], nameref_cmp);
 }
 
 static const CostRule *rule_named(const char *s, size_t len)

@@ -135,8 +135,7 @@ ProfileStats profile_stats(double *values, int n)
     ProfileStats s = {0};
     if (n <= 0)
         return s;
-    if (n > 1) /* qsort of no array (NULL) is undefined */
-        qsort(values, (size_t)n, sizeof *values, cmp_double);
+    ep_qsort(values, (size_t)n, sizeof *values, cmp_double);
     s.count = n;
     for (int i = 0; i < n; i++)
         s.total += values[i];

@@ -172,8 +172,7 @@ static int flat_rows(const Profile *p, ProfileBy by, Acc **out)
     Keyed *k = ep_xmalloc((size_t)(nn ? nn : 1) * sizeof *k);
     for (int i = 0; i < nn; i++)
         k[i] = (Keyed){node_key(p, by, i), i};
-    if (nn > 1) /* qsort of no array (NULL) is undefined */
-        qsort(k, (size_t)nn, sizeof *k, cmp_keyed);
+    ep_qsort(k, (size_t)nn, sizeof *k, cmp_keyed);
     Acc *acc = ep_xmalloc((size_t)(nn + 1) * sizeof *acc); /* + the other row */
     int n = 0;
     for (int i = 0; i < nn; i++) {
@@ -188,8 +187,7 @@ static int flat_rows(const Profile *p, ProfileBy by, Acc **out)
     free(k);
     for (int i = 0; i < n; i++)
         row_describe(&acc[i].row, p, by);
-    if (n > 1) /* qsort of no array (NULL) is undefined */
-        qsort(acc, (size_t)n, sizeof *acc, cmp_row_self);
+    ep_qsort(acc, (size_t)n, sizeof *acc, cmp_row_self);
     *out = acc;
     return n;
 }
@@ -251,8 +249,7 @@ static int module_paths(const Profile *p, char ***out)
         }
         free(path);
     }
-    if (n > 1) /* qsort of no array (NULL) is undefined */
-        qsort(paths, (size_t)n, sizeof *paths, cmp_str);
+    ep_qsort(paths, (size_t)n, sizeof *paths, cmp_str);
     int u = 0;
     for (int i = 0; i < n; i++) {
         if (u > 0 && strcmp(paths[i], paths[u - 1]) == 0)

@@ -145,8 +145,7 @@ int report_diff_rows(const Profile *p, const Profile *base, ProfileBy by, Report
     ProfileRow *ra, *rb;
     int na = profile_rows(p, by, &ra), nb = profile_rows(base, by, &rb);
     /* the base's rows sorted by key, to find p's keys in */
-    if (nb > 1) /* qsort of no array (NULL) is undefined */
-        qsort(rb, (size_t)nb, sizeof *rb, cmp_row_key);
+    ep_qsort(rb, (size_t)nb, sizeof *rb, cmp_row_key);
     bool *matched = ep_xcalloc((size_t)nb + 1, sizeof *matched);
     Ordered *d = ep_xmalloc((size_t)(na + nb) * sizeof *d);
     int n = 0;
@@ -159,8 +158,7 @@ int report_diff_rows(const Profile *p, const Profile *base, ProfileBy by, Report
     for (int i = 0; i < nb; i++)
         if (!matched[i])
             d[n++] = (Ordered){diff_row(&rb[i], rb[i].self, 0), na + i};
-    if (n > 1) /* qsort of no array (NULL) is undefined */
-        qsort(d, (size_t)n, sizeof *d, cmp_delta);
+    ep_qsort(d, (size_t)n, sizeof *d, cmp_delta);
     ReportDiffRow *out = ep_xmalloc((size_t)(n ? n : 1) * sizeof *out);
     for (int i = 0; i < n; i++)
         out[i] = d[i].row;

@@ -100,8 +100,7 @@ static void rebuild_times(Tui *t, ProfilePane *p)
             p->total += s;
         }
     }
-    if (p->n > 1) /* qsort of no array (NULL) is undefined */
-        qsort(p->order, (size_t)p->n, sizeof *p->order, by_time_desc);
+    ep_qsort(p->order, (size_t)p->n, sizeof *p->order, by_time_desc);
     p->dirty = false;
 }
 
