@@ -90,15 +90,14 @@ static void stop_set(Session *s, StopKind kind, int node, bool after)
     s->stop.after = after;
 }
 
-Session *session_open(const SessionOptions *opt, EpError *err)
+/* The session over model; owns_model says whether session_free frees it. */
+static Session *session_new(const SessionOptions *opt, Model *model, bool owns_model, EpError *err)
 {
     Session *s = ep_xcalloc(1, sizeof *s);
     s->opt = *opt;
+    s->model = model;
+    s->owns_model = owns_model;
     s->next_bp_id = s->next_watch_id = s->next_display_id = 1;
-    if (model_open(opt->model_path, opt->model_name, &s->model, err)) {
-        session_free(s);
-        return NULL;
-    }
     InterpOptions io = INTERP_OPTIONS_DEFAULT;
     io.history = true;
     io.kernels = opt->kernels;
@@ -115,6 +114,19 @@ Session *session_open(const SessionOptions *opt, EpError *err)
     interp_set_hooks(s->ip, &hooks);
     stop_set(s, STOP_NONE, -1, false);
     return s;
+}
+
+Session *session_open(const SessionOptions *opt, EpError *err)
+{
+    Model *model;
+    if (model_open(opt->model_path, opt->model_name, &model, err))
+        return NULL;
+    return session_new(opt, model, true, err); /* frees the model on failure */
+}
+
+Session *session_open_model(const SessionOptions *opt, Model *model, EpError *err)
+{
+    return session_new(opt, model, false, err);
 }
 
 void session_free(Session *s)
@@ -141,7 +153,8 @@ void session_free(Session *s)
     session_profile_free(s); /* puts the timer's hooks back before the Interp goes */
     interp_free(s->ip);
     node_timer_free(s->timer); /* after the Interp whose hooks point to it */
-    model_free(s->model);
+    if (s->owns_model)
+        model_free(s->model);
     free(s);
 }
 

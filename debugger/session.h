@@ -38,6 +38,12 @@ typedef struct SessionOptions {
 ** restarted (a front end binds the user's --input files or the archive's
 ** examples, then calls session_restart). */
 Session *session_open(const SessionOptions *opt, EpError *err);
+/* The same over a model already open (opt->model_path is only its name):
+** the session borrows it, so session_free leaves it to the caller, who
+** frees it after every session over it.  A program that mutates buffers
+** writes into the model, so sessions that must not see each other's runs
+** need a model of their own (the command fuzzer shares one of mlp.pt2). */
+Session *session_open_model(const SessionOptions *opt, Model *model, EpError *err);
 void session_free(Session *s); /* NULL ok */
 
 Model *session_model(const Session *s);

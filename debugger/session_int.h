@@ -15,6 +15,7 @@
 struct Session {
     SessionOptions opt;
     Model *model;
+    bool owns_model;         /* false: borrowed (session_open_model) */
     Interp *ip;
     Value *inputs;           /* what run/restart bind (owned) */
     char **input_sources;    /* per input, where it came from, or NULL (owned) */

@@ -20,17 +20,21 @@ static inline void fuzz_remove_temp(void)
     unlink(fuzz_temp_path);
 }
 
-/* Write data to a file of this process under $TMPDIR (a harness uses one
-** suffix: the file is rewritten for every input and removed at exit); its
-** path, static.  NULL if it cannot be written: the input is skipped. */
+/* Write data to a file of this process under $TMPDIR, else /dev/shm, else
+** /tmp (a harness uses one suffix: the file is rewritten for every input and
+** removed at exit); its path, static.  NULL if it cannot be written: the
+** input is skipped.  /dev/shm is memory: truncating and writing a file on a
+** disk's file system for every input took a sixth of the command harness's
+** time. */
 static inline const char *fuzz_write_temp(const uint8_t *data, size_t size, const char *suffix)
 {
     char *path = fuzz_temp_path;
     if (!path[0])
         atexit(fuzz_remove_temp);
     const char *dir = getenv("TMPDIR");
-    snprintf(path, sizeof fuzz_temp_path, "%s/epdbg-fuzz-%ld%s", dir && dir[0] ? dir : "/tmp", (long)getpid(),
-             suffix);
+    if (!dir || !dir[0])
+        dir = access("/dev/shm", W_OK) == 0 ? "/dev/shm" : "/tmp";
+    snprintf(path, sizeof fuzz_temp_path, "%s/epdbg-fuzz-%ld%s", dir, (long)getpid(), suffix);
     FILE *f = fopen(path, "wb");
     if (!f)
         return NULL;

@@ -9,103 +9,174 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* Marker prefix of a long integer turned into a string by json_fixup.  It
+/* Marker prefix of a long integer turned into a string by the fix-up.  It
 ** cannot occur in a real JSON string (a raw control byte is not allowed). */
 #define LONG_INT_MARK "\x01i:"
 
-/* Copy text to a new buffer, turning bare Infinity/-Infinity/NaN tokens into
-** strings and integers with more than 15 digits into marked strings.  String
-** literals are copied untouched. */
-static char *json_fixup(const char *text, size_t len)
+/* The end of the string literal whose opening quote is at text[i]: the
+** offset just past its closing quote, or len when it is not closed.  A quote
+** closes it when an even number of backslashes precedes it.  memchr jumps
+** from quote to quote, so long names cost no per-byte work. */
+static size_t string_end(const char *text, size_t len, size_t i)
 {
-    StrBuf out;
-    sb_init(&out);
-    size_t i = 0;
-    while (i < len) {
-        char ch = text[i];
-        if (ch == '"') { /* copy the string literal, honouring escapes */
-            size_t j = i + 1;
-            while (j < len && text[j] != '"') {
-                if (text[j] == '\\' && j + 1 < len)
-                    j++;
-                j++;
-            }
-            if (j < len)
-                j++;
-            sb_appendn(&out, text + i, j - i);
-            i = j;
-            continue;
-        }
-        if (ch == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0) {
-            sb_append(&out, "\"Infinity\"");
-            i += 8;
-            continue;
-        }
-        if (ch == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0) {
-            sb_append(&out, "\"NaN\"");
-            i += 3;
-            continue;
-        }
-        if (ch == '-' && len - i >= 9 && memcmp(text + i, "-Infinity", 9) == 0) {
-            sb_append(&out, "\"-Infinity\"");
-            i += 9;
-            continue;
-        }
-        if (ch == '-' || (ch >= '0' && ch <= '9')) {
-            size_t j = i + (ch == '-');
-            size_t digits_start = j;
-            while (j < len && text[j] >= '0' && text[j] <= '9')
-                j++;
-            bool integral = !(j < len && (text[j] == '.' || text[j] == 'e' || text[j] == 'E'));
-            if (!integral) { /* the fraction and exponent belong to this token */
-                while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '.' || text[j] == 'e' ||
-                                   text[j] == 'E' || text[j] == '+' || text[j] == '-'))
-                    j++;
-            } else if (j - digits_start > 15) {
-                sb_append(&out, "\"" LONG_INT_MARK);
-                sb_appendn(&out, text + i, j - i);
-                sb_append(&out, "\"");
-                i = j;
-                continue;
-            }
-            sb_appendn(&out, text + i, j - i);
-            i = j;
-            continue;
-        }
-        sb_appendn(&out, &ch, 1);
-        i++;
+    size_t j = i + 1;
+    for (;;) {
+        const char *q = j < len ? memchr(text + j, '"', len - j) : NULL;
+        if (!q)
+            return len;
+        size_t k = (size_t)(q - text), slashes = 0;
+        while (k - slashes > i + 1 && text[k - slashes - 1] == '\\')
+            slashes++;
+        if (slashes % 2 == 0)
+            return k + 1;
+        j = k + 1;
     }
-    return sb_take(&out);
 }
 
-/* cJSON refuses nesting deeper than CJSON_NESTING_LIMIT with a bare syntax
-** error; find where text first goes deeper, to say so.  Returns the offset,
-** or len when it never does. */
-static size_t too_deep_at(const char *text, size_t len)
+/* What one pass over the text finds outside string literals. */
+typedef struct JsonScan {
+    size_t too_deep_at; /* offset where nesting first exceeds cJSON's limit, or len */
+    char *fixed;        /* the text with PyTorch's quirks fixed, or NULL when it has none */
+    size_t fixed_len;
+    /* where each replacement ends in the fixed copy and in the text, so that
+    ** an error in the copy is told at its line and column in the file */
+    struct JsonEdit {
+        size_t fixed_end, text_end;
+    } *edits;
+    size_t nedits;
+} JsonScan;
+
+/* The replacement for the token at text[i], or NULL when it needs none;
+** *toklen is the length of the token (so the scan skips it either way). */
+static const char *quirk_at(const char *text, size_t len, size_t i, size_t *toklen)
 {
+    char ch = text[i];
+    *toklen = 1;
+    if (ch == 'I' && len - i >= 8 && memcmp(text + i, "Infinity", 8) == 0)
+        return *toklen = 8, "\"Infinity\"";
+    if (ch == 'N' && len - i >= 3 && memcmp(text + i, "NaN", 3) == 0)
+        return *toklen = 3, "\"NaN\"";
+    if (ch == '-' && len - i >= 9 && memcmp(text + i, "-Infinity", 9) == 0)
+        return *toklen = 9, "\"-Infinity\"";
+    if (ch != '-' && !(ch >= '0' && ch <= '9'))
+        return NULL;
+    /* a number: the fraction and exponent belong to it; an integer with
+    ** more digits than a double holds exactly becomes a marked string */
+    size_t j = i + (ch == '-'), digits_start = j;
+    while (j < len && text[j] >= '0' && text[j] <= '9')
+        j++;
+    bool integral = !(j < len && (text[j] == '.' || text[j] == 'e' || text[j] == 'E'));
+    if (!integral)
+        while (j < len && ((text[j] >= '0' && text[j] <= '9') || text[j] == '.' || text[j] == 'e' ||
+                           text[j] == 'E' || text[j] == '+' || text[j] == '-'))
+            j++;
+    *toklen = j - i;
+    return integral && j - digits_start > 15 ? "" : NULL; /* "": the token itself, marked */
+}
+
+/* One pass: nesting depth and the quirks.  Text without quirks (every file
+** PyTorch >= 2.7 writes, nearly) is never copied; text with them is copied
+** in runs between the tokens replaced. */
+static JsonScan json_scan(const char *text, size_t len)
+{
+    JsonScan sc = {len, NULL, 0, NULL, 0};
+    size_t cap = 0;
+    StrBuf out;
+    bool copying = false;
+    size_t flushed = 0; /* text[0, flushed) is in out */
     int depth = 0;
-    for (size_t i = 0; i < len; i++) {
+    for (size_t i = 0; i < len;) {
         char ch = text[i];
-        if (ch == '"') { /* skip the string literal */
-            for (i++; i < len && text[i] != '"'; i++)
-                if (text[i] == '\\')
-                    i++;
-        } else if (ch == '[' || ch == '{') {
-            if (++depth > CJSON_NESTING_LIMIT)
-                return i;
-        } else if (ch == ']' || ch == '}') {
-            depth--;
+        if (ch == '"') {
+            i = string_end(text, len, i);
+            continue;
         }
+        if (ch == '[' || ch == '{') {
+            if (++depth > CJSON_NESTING_LIMIT && sc.too_deep_at == len)
+                sc.too_deep_at = i;
+            i++;
+            continue;
+        }
+        if (ch == ']' || ch == '}') {
+            depth--;
+            i++;
+            continue;
+        }
+        size_t toklen;
+        const char *repl = quirk_at(text, len, i, &toklen);
+        if (repl) {
+            if (!copying) {
+                sb_init(&out);
+                copying = true;
+            }
+            sb_appendn(&out, text + flushed, i - flushed);
+            if (repl[0]) {
+                sb_append(&out, repl);
+            } else {
+                sb_append(&out, "\"" LONG_INT_MARK);
+                sb_appendn(&out, text + i, toklen);
+                sb_append(&out, "\"");
+            }
+            flushed = i + toklen;
+            if (sc.nedits == cap)
+                sc.edits = ep_xrealloc(sc.edits, (cap = cap ? 2 * cap : 16) * sizeof *sc.edits);
+            sc.edits[sc.nedits++] = (struct JsonEdit){out.len, flushed};
+        }
+        i += toklen;
     }
-    return len;
+    if (copying) {
+        sb_appendn(&out, text + flushed, len - flushed);
+        sc.fixed_len = out.len;
+        sc.fixed = sb_take(&out);
+    }
+    return sc;
+}
+
+/* Fail with the line and column of text where cJSON stopped reading sc's
+** copy of it (or text itself).  Only on this path the copy is made with a
+** terminating zero, so that cJSON stops at the end the way it does in a file
+** that ends early ("truncated?"). */
+static void json_syntax_error(const char *text, size_t len, const JsonScan *sc, const char *label, EpError *err)
+{
+    const char *src = sc->fixed ? sc->fixed : text;
+    size_t srclen = sc->fixed ? sc->fixed_len : len;
+    char *z = ep_xmalloc(srclen + 1);
+    memcpy(z, src, srclen);
+    z[srclen] = '\0';
+    const char *where = NULL;
+    cJSON_Delete(cJSON_ParseWithOpts(z, &where, false));
+    if (!where)
+        where = cJSON_GetErrorPtr();
+    if (where && (where < z || where > z + srclen))
+        where = NULL;
+    bool at_end = where && !*where;
+    /* the offset in the copy, then in text: after the last replacement
+    ** before it, both advance together (cJSON never stops inside one, a
+    ** replacement being a whole string literal) */
+    size_t off = where ? (size_t)(where - z) : 0;
+    for (size_t k = sc->nedits; k-- > 0;)
+        if (sc->edits[k].fixed_end <= off) {
+            off = sc->edits[k].text_end + (off - sc->edits[k].fixed_end);
+            break;
+        }
+    int line = 1, col = 1;
+    for (size_t i = 0; i < off && i < len && text[i]; i++) {
+        col = text[i] == '\n' ? 1 : col + 1;
+        line += text[i] == '\n';
+    }
+    ep_fail(err, EP_ERR_FORMAT, "%s: invalid JSON at line %d, column %d%s", label, line, col,
+            at_end ? " (the text ends early: truncated?)" : "");
+    free(z);
 }
 
 cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err)
 {
-    size_t deep = too_deep_at(text, len);
-    if (deep < len) {
+    JsonScan sc = json_scan(text, len);
+    if (sc.too_deep_at < len) {
+        free(sc.fixed);
+        free(sc.edits);
         int line = 1, col = 1;
-        for (size_t i = 0; i < deep; i++) {
+        for (size_t i = 0; i < sc.too_deep_at; i++) {
             col = text[i] == '\n' ? 1 : col + 1;
             line += text[i] == '\n';
         }
@@ -113,29 +184,13 @@ cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err)
                 CJSON_NESTING_LIMIT, line, col);
         return NULL;
     }
-    char *fixed = json_fixup(text, len);
-    const char *end = NULL;
-    cJSON *root = cJSON_ParseWithOpts(fixed, &end, false);
-    if (!root) {
-        /* report the line and column of the failure in the fixed-up text,
-        ** which has the same line structure as the original */
-        const char *where = end ? end : cJSON_GetErrorPtr();
-        int line = 1, col = 1;
-        if (where) {
-            for (const char *p = fixed; p < where && *p; p++) {
-                if (*p == '\n') {
-                    line++;
-                    col = 1;
-                } else {
-                    col++;
-                }
-            }
-        }
-        bool at_end = where && !*where;
-        ep_fail(err, EP_ERR_FORMAT, "%s: invalid JSON at line %d, column %d%s", label, line, col,
-                at_end ? " (the text ends early: truncated?)" : "");
-    }
-    free(fixed);
+    /* cJSON reads the fixed copy, or the text itself in place */
+    const char *src = sc.fixed ? sc.fixed : text;
+    cJSON *root = cJSON_ParseWithLengthOpts(src, sc.fixed ? sc.fixed_len : len, NULL, false);
+    if (!root)
+        json_syntax_error(text, len, &sc, label, err);
+    free(sc.fixed);
+    free(sc.edits);
     return root;
 }
 

@@ -103,18 +103,30 @@ SymTruth sym_decide_intervals(const SymExpr *cond, const SymRanges *ranges)
     return t;
 }
 
-/* A copy of e with every occurrence of the interned name replaced by v. */
-static SymExpr *subst(const SymExpr *e, const char *name, int64_t v)
+typedef struct Pick {
+    const char *name; /* interned, borrowed from the condition */
+    SymRange r;
+    uint64_t size;
+} Pick;
+
+/* A copy of e with every symbol picks[0..n) names replaced by its value in
+** cur, in one walk (one substitution per symbol copied the tree n times at
+** each point of an enumeration). */
+static SymExpr *subst(const SymExpr *e, const Pick *picks, const int64_t *cur, int n)
 {
-    if (e->kind == SYM_K_SYMBOL && e->u.name == name)
-        return sym_new_int(v);
-    if (e->kind != SYM_K_CALL || !sym_mentions(e, name))
+    if (e->kind == SYM_K_SYMBOL) {
+        for (int i = 0; i < n; i++)
+            if (e->u.name == picks[i].name)
+                return sym_new_int(cur[i]);
+        return sym_clone(e);
+    }
+    if (e->kind != SYM_K_CALL)
         return sym_clone(e);
     SymExpr **args = malloc((size_t)e->n * sizeof *args);
     if (!args)
         return NULL;
     for (int i = 0; i < e->n; i++) {
-        args[i] = subst(e->args[i], name, v);
+        args[i] = subst(e->args[i], picks, cur, n);
         if (!args[i]) {
             while (i > 0)
                 sym_free(args[--i]);
@@ -124,12 +136,6 @@ static SymExpr *subst(const SymExpr *e, const char *name, int64_t v)
     }
     return sym_new_call(e->fn, args, e->n);
 }
-
-typedef struct Pick {
-    const char *name; /* interned, borrowed from the condition */
-    SymRange r;
-    uint64_t size;
-} Pick;
 
 static int pick_cmp(const void *a, const void *b)
 {
@@ -162,12 +168,7 @@ static SymTruth enumerate(const SymExpr *cond, const SymRanges *rs, const Pick *
             else
                 t = UNDEFINED;
         } else {
-            SymExpr *s = subst(cond, picks[0].name, cur[0]);
-            for (int i = 1; i < n && s; i++) {
-                SymExpr *next = subst(s, picks[i].name, cur[i]);
-                sym_free(s);
-                s = next;
-            }
+            SymExpr *s = subst(cond, picks, cur, n);
             if (!s)
                 goto out;
             t = sym_decide_intervals(s, rs);

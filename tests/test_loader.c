@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "interp/interp_int.h"
+#include "interp/json.h"
 #include "interp/program.h"
 #include "testutil.h"
 
@@ -355,6 +356,52 @@ START_TEST(test_unknown_enum_codes)
 }
 END_TEST
 
+/* json_parse reads PyTorch's quirks outside strings only, respects the
+** length it is given, and names where broken text stops. */
+START_TEST(test_json_quirks_and_limits)
+{
+    EpError err = {0};
+    JCtx c = {"t.json", &err};
+    const char *text = "{\"s\": \"q\\\"NaN\\\\\", \"n\": NaN, \"m\": -Infinity, \"p\": Infinity,"
+                       " \"big\": 9223372036854775807, \"neg\": -9223372036854775808, \"e\": 1.5e300,"
+                       " \"w\": 12345678901234567890123.5}";
+    cJSON *root = json_parse(text, strlen(text), "t.json", &err);
+    ck_assert_msg(root, "%s", err.msg);
+    /* the string keeps its escaped quote and the NaN inside it */
+    ck_assert_str_eq(cJSON_GetObjectItem(root, "s")->valuestring, "q\"NaN\\");
+    double d;
+    ck_assert_int_eq(jfloat(&c, NULL, cJSON_GetObjectItem(root, "n"), &d), EP_OK);
+    ck_assert(isnan(d));
+    ck_assert_int_eq(jfloat(&c, NULL, cJSON_GetObjectItem(root, "m"), &d), EP_OK);
+    ck_assert(isinf(d) && d < 0);
+    ck_assert_int_eq(jfloat(&c, NULL, cJSON_GetObjectItem(root, "p"), &d), EP_OK);
+    ck_assert(isinf(d) && d > 0);
+    int64_t i;
+    ck_assert_int_eq(jint(&c, NULL, cJSON_GetObjectItem(root, "big"), &i), EP_OK);
+    ck_assert(i == INT64_MAX); /* a double would round it to 2^63 */
+    ck_assert_int_eq(jint(&c, NULL, cJSON_GetObjectItem(root, "neg"), &i), EP_OK);
+    ck_assert(i == INT64_MIN);
+    ck_assert_int_eq(jfloat(&c, NULL, cJSON_GetObjectItem(root, "e"), &d), EP_OK);
+    ck_assert(d == 1.5e300);
+    ck_assert(!jis_int(cJSON_GetObjectItem(root, "w"))); /* a fraction: a number, not marked */
+    cJSON_Delete(root);
+
+    /* only len bytes are read: what follows is not part of the text */
+    const char *padded = "[1, 2]{{{{";
+    root = json_parse(padded, 6, "t.json", &err);
+    ck_assert(root && cJSON_GetArraySize(root) == 2);
+    cJSON_Delete(root);
+
+    /* broken text: the line and column, and whether it ends early */
+    const char *cut = "{\"a\": [1,\n 2";
+    ck_assert(!json_parse(cut, strlen(cut), "t.json", &err));
+    ck_assert_str_eq(err.msg, "t.json: invalid JSON at line 2, column 3 (the text ends early: truncated?)");
+    const char *bad = "{\"a\": NaN, \"b\": [1, 2}";
+    ck_assert(!json_parse(bad, strlen(bad), "t.json", &err));
+    ck_assert_str_eq(err.msg, "t.json: invalid JSON at line 1, column 22");
+}
+END_TEST
+
 Suite *suite_loader(void)
 {
     Suite *s = suite_create("loader");
@@ -367,6 +414,7 @@ Suite *suite_loader(void)
     tcase_add_test(tc, test_specs_must_match_graph);
     tcase_add_test(tc, test_mutated_programs);
     tcase_add_test(tc, test_unknown_enum_codes);
+    tcase_add_test(tc, test_json_quirks_and_limits);
     suite_add_tcase(s, tc);
     return s;
 }
