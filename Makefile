@@ -54,7 +54,7 @@ endif
 
 ALL_CFLAGS = $(BASE_CFLAGS) $(OPT) $(PKG_CFLAGS) $(CFLAGS)
 ALL_LDFLAGS = $(LDOPT) $(LDFLAGS)
-LIBS = $(PKG_LIBS) -lm
+LIBS = $(PKG_LIBS) -lm -pthread
 
 B := build/$(VARIANT)
 

@@ -29,7 +29,7 @@ for h in "$@"; do
     # and storing them took a third of the time of the allocation-heavy
     # harnesses (sym, program).  Replaying a finding by hand prints it whole.
     ASAN_OPTIONS=${ASAN_OPTIONS:-malloc_context_size=8} \
-    nice -n 10 "$b/fuzz_$h" -max_total_time="$secs" -max_len=$len -timeout=10 -rss_limit_mb=2048 \
+    nice -n 19 "$b/fuzz_$h" -max_total_time="$secs" -max_len=$len -timeout=10 -rss_limit_mb=2048 \
         -print_final_stats=1 -artifact_prefix="$b/crashes/$h-" $dict "$b/corpus/$h" >"$log" 2>&1
     rc=$?
     execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
