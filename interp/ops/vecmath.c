@@ -1,0 +1,223 @@
+/*
+** vecmath.c -- float32 exp, tanh, erf and the activations built on them,
+** as polynomials over 8-lane vectors (see vecmath.h for the contract).
+**
+** Why our own and not SLEEF (what PyTorch uses): SLEEF's AVX2 and AVX-512
+** entry points use fused multiply-add and its SSE ones do not, so its
+** results depend on the CPU, and a debugger's values must not.  These are
+** written with GCC's vector extensions: each function is a range reduction
+** and a polynomial with no branches and no table, every lane computing the
+** same IEEE operations.  The array loops are compiled three times
+** (target_clones: AVX-512, AVX2, the SSE2 baseline every x86-64 has) and
+** the loader picks one for the CPU; without fused multiply-add (the build is
+** ISO C, where GCC contracts nothing: -ffp-contract=off) the three give the
+** same bits.
+**
+** The coefficients: exp's and tanh's small-argument polynomial are Cephes'
+** (S. Moshier, public domain); erf's were fitted for this file by weighted
+** least squares on Chebyshev nodes against mpmath, checked in float32
+** evaluation over the whole range (tests/test_vecmath.c keeps the bounds).
+*/
+#include "vecmath.h"
+
+#include <string.h>
+
+/* The vectors pass only between always-inlined functions, so the ABI
+** warning GCC gives for 32-byte vectors without AVX does not apply; they
+** pass by pointer, since by value GCC also prints an ABI note that no
+** pragma silences. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+
+typedef float vf __attribute__((vector_size(32)));
+typedef int32_t vi __attribute__((vector_size(32)));
+typedef uint32_t vu __attribute__((vector_size(32)));
+
+#define VM_LANES 8
+#define VM_INLINE static inline __attribute__((always_inline))
+
+/* One machine code per vector width, chosen at load time; GCC on x86-64
+** only (elsewhere, and for clang's fuzzing build, the plain baseline). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define VM_CLONES
+#endif
+
+/* mask ? a : b, lane by lane (mask lanes are all ones or all zeros) */
+VM_INLINE vf vsel(const vi *mask, const vf *a, const vf *b)
+{
+    return (vf)((*mask & (vi)*a) | (~*mask & (vi)*b));
+}
+
+/* every lane c */
+VM_INLINE vf vsplat(float c)
+{
+    return (vf){c, c, c, c, c, c, c, c};
+}
+
+/* |x| and x with the sign of s */
+VM_INLINE vf vabs(const vf *x)
+{
+    return (vf)((vu)*x & 0x7fffffffu);
+}
+
+VM_INLINE vf vcopysign(const vf *x, const vf *s)
+{
+    return (vf)(((vu)*x & 0x7fffffffu) | ((vu)*s & 0x80000000u));
+}
+
+/* ---- exp -------------------------------------------------------------------- */
+
+/* e^x: x = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite: ln2's high part has
+** 9 bits, so n * hi and x - n * hi are exact), e^r by Cephes' polynomial,
+** then times 2^n in two factors 2^(n/2) so that both stay normal floats
+** from n = -152 (the result a denormal, rounded once by the last multiply)
+** to n = 129 (the result inf).  x is clamped to [-105, 89] first, which
+** keeps n in that range and still gives 0 and inf past it; nan passes. */
+VM_INLINE vf vexp(const vf *xp)
+{
+    vf x = *xp;
+    const float shifter = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    vf lo = vsplat(-105.0f), hi = vsplat(89.0f);
+    vi below = x < lo, above = x > hi;
+    x = vsel(&below, &lo, &x);
+    x = vsel(&above, &hi, &x);
+    vf t = x * 1.44269504088896341f + shifter;
+    vi n = (vi)t - 0x4b400000; /* t's integer: its low mantissa bits */
+    vf nf = t - shifter;
+    vf r = x - nf * 0.693359375f;
+    r = r - nf * -2.12194440e-4f;
+    vf z = r * r;
+    vf p = 1.9875691500e-4f * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * z + r;
+    p = p + 1.0f;
+    vi n1 = n >> 1, n2 = n - n1;
+    vf s1 = (vf)((vu)(n1 + 127) << 23), s2 = (vf)((vu)(n2 + 127) << 23);
+    return p * s1 * s2;
+}
+
+/* ---- tanh ----------------------------------------------------------------- */
+
+/* tanh x: Cephes' odd polynomial below |x| = 0.625, else
+** sign(x) (1 - 2 / (e^2|x| + 1)), which reaches +-1 exactly for large |x|. */
+VM_INLINE vf vtanh(const vf *xp)
+{
+    vf x = *xp;
+    vf z = x * x;
+    vf p = -5.70498872745e-3f * z + 2.06390887954e-2f;
+    p = p * z + -5.37397155531e-2f;
+    p = p * z + 1.33314422036e-1f;
+    p = p * z + -3.33332819422e-1f;
+    vf small = p * z * x + x;
+    vf a = vabs(&x);
+    vf a2 = a + a;
+    vf big = 1.0f - 2.0f / (vexp(&a2) + 1.0f);
+    vi is_small = a < 0.625f;
+    vf y = vsel(&is_small, &small, &big);
+    return vcopysign(&y, &x); /* also for -0, where small gives +0 */
+}
+
+/* ---- erf ------------------------------------------------------------------ */
+
+/* erf x: below |x| = 1, x + x P(x^2) (P(0) = 2 / sqrt(pi) - 1, so the
+** leading term is exact); from 1 on, 1 - e^(-x^2) R(|x| - 2.46), R fitted
+** to erfc(x) e^(x^2), which is smooth there.  |x| is clamped to 4, past
+** which erf rounds to 1 in float32. */
+VM_INLINE vf verf(const vf *xp)
+{
+    vf x = *xp;
+    vf z = x * x;
+    vf p = 7.89745e-05f * z + -0.0008024113f;
+    p = p * z + 0.005190024f;
+    p = p * z + -0.02685479f;
+    p = p * z + 0.11283612f;
+    p = p * z + -0.3761263f;
+    p = p * z + 0.12837917f;
+    vf small = x + x * p;
+
+    vf a = vabs(&x), four = vsplat(4.0f);
+    vi is_small = a < 1.0f, past = a > four;
+    a = vsel(&past, &four, &a);
+    vf t = a - 2.46f;
+    vf q = -4.2576494e-07f * t + 1.8228494e-06f;
+    q = q * t + -4.46654e-06f;
+    q = q * t + 1.6015756e-05f;
+    q = q * t + -6.42969e-05f;
+    q = q * t + 0.00022996661f;
+    q = q * t + -0.00078638503f;
+    q = q * t + 0.0026181028f;
+    q = q * t + -0.008408226f;
+    q = q * t + 0.025922498f;
+    q = q * t + -0.076381445f;
+    q = q * t + 0.21382067f;
+    vf minus_a2 = -(a * a);
+    vf big = 1.0f - vexp(&minus_a2) * q;
+    big = vcopysign(&big, &x);
+    return vsel(&is_small, &small, &big);
+}
+
+/* ---- the activations ------------------------------------------------------- */
+
+VM_INLINE vf vsigmoid(const vf *xp)
+{
+    vf x = *xp;
+    vf m = -x;
+    return 1.0f / (1.0f + vexp(&m));
+}
+
+VM_INLINE vf vsilu(const vf *xp)
+{
+    vf x = *xp;
+    vf m = -x;
+    return x / (1.0f + vexp(&m));
+}
+
+VM_INLINE vf vgelu(const vf *xp)
+{
+    vf x = *xp;
+    vf s = x * 0.707106781186547524f;
+    return x * 0.5f * (1.0f + verf(&s));
+}
+
+VM_INLINE vf vgelu_tanh(const vf *xp)
+{
+    vf x = *xp;
+    vf inner = 0.797884560802865356f * (x + 0.044715f * (x * x * x));
+    return 0.5f * x * (1.0f + vtanh(&inner));
+}
+
+/* ---- array loops ------------------------------------------------------------ */
+
+/* y[i] = f(x[i]): whole vectors, then the last n % 8 through a zero-padded
+** vector, so every element takes the same operations. */
+VM_INLINE void vmap(float *y, const float *x, int64_t n, vf (*f)(const vf *))
+{
+    int64_t i = 0;
+    for (; i + VM_LANES <= n; i += VM_LANES) {
+        vf v;
+        memcpy(&v, x + i, sizeof v);
+        v = f(&v);
+        memcpy(y + i, &v, sizeof v);
+    }
+    if (i < n) {
+        vf v = {0};
+        size_t rest = (size_t)(n - i) * sizeof(float);
+        memcpy(&v, x + i, rest);
+        v = f(&v);
+        memcpy(y + i, &v, rest);
+    }
+}
+
+VM_CLONES void vm_exp_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vexp); }
+VM_CLONES void vm_tanh_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vtanh); }
+VM_CLONES void vm_erf_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, verf); }
+VM_CLONES void vm_sigmoid_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vsigmoid); }
+VM_CLONES void vm_silu_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vsilu); }
+VM_CLONES void vm_gelu_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vgelu); }
+VM_CLONES void vm_gelu_tanh_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vgelu_tanh); }
