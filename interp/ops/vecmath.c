@@ -70,22 +70,15 @@ VM_INLINE vf vcopysign(const vf *x, const vf *s)
 
 /* ---- exp -------------------------------------------------------------------- */
 
-/* e^x: x = n ln2 + r with |r| <= ln2 / 2 (Cody-Waite: ln2's high part has
-** 9 bits, so n * hi and x - n * hi are exact), e^r by Cephes' polynomial,
-** then times 2^n in two factors 2^(n/2) so that both stay normal floats
-** from n = -152 (the result a denormal, rounded once by the last multiply)
-** to n = 129 (the result inf).  x is clamped to [-105, 89] first, which
-** keeps n in that range and still gives 0 and inf past it; nan passes. */
-VM_INLINE vf vexp(const vf *xp)
+/* e^x = 2^n e^r for x = n ln2 + r, |r| <= ln2 / 2: returns e^r and sets
+** *n.  Cody-Waite reduction (ln2's high part has 9 bits, so n * hi and
+** x - n * hi are exact), e^r by Cephes' polynomial.  For |x| < 2^21. */
+VM_INLINE vf vexp_reduced(const vf *xp, vi *n)
 {
-    vf x = *xp;
     const float shifter = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
-    vf lo = vsplat(-105.0f), hi = vsplat(89.0f);
-    vi below = x < lo, above = x > hi;
-    x = vsel(&below, &lo, &x);
-    x = vsel(&above, &hi, &x);
+    vf x = *xp;
     vf t = x * 1.44269504088896341f + shifter;
-    vi n = (vi)t - 0x4b400000; /* t's integer: its low mantissa bits */
+    *n = (vi)t - 0x4b400000; /* t's integer: its low mantissa bits */
     vf nf = t - shifter;
     vf r = x - nf * 0.693359375f;
     r = r - nf * -2.12194440e-4f;
@@ -96,10 +89,39 @@ VM_INLINE vf vexp(const vf *xp)
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
     p = p * z + r;
-    p = p + 1.0f;
+    return p + 1.0f;
+}
+
+/* 2^n for -126 <= n <= 127 */
+VM_INLINE vf vpow2i(const vi *n)
+{
+    return (vf)((vu)(*n + 127) << 23);
+}
+
+/* e^x for every x: clamped to [-105, 89] first, which keeps n in [-152,
+** 129] and still gives 0 and inf past it (nan passes), then times 2^n in
+** two factors 2^(n/2) that both stay normal floats, so a denormal result
+** is rounded once, by the last multiply, and a large one overflows to inf. */
+VM_INLINE vf vexp(const vf *xp)
+{
+    vf x = *xp;
+    vf lo = vsplat(-105.0f), hi = vsplat(89.0f);
+    vi below = x < lo, above = x > hi;
+    x = vsel(&below, &lo, &x);
+    x = vsel(&above, &hi, &x);
+    vi n;
+    vf p = vexp_reduced(&x, &n);
     vi n1 = n >> 1, n2 = n - n1;
-    vf s1 = (vf)((vu)(n1 + 127) << 23), s2 = (vf)((vu)(n2 + 127) << 23);
-    return p * s1 * s2;
+    return p * vpow2i(&n1) * vpow2i(&n2);
+}
+
+/* e^x for x in [-87, 88] (or nan), where 2^n is a normal float: what tanh
+** and erf need, without vexp's clamps and second factor. */
+VM_INLINE vf vexp_normal(const vf *xp)
+{
+    vi n;
+    vf p = vexp_reduced(xp, &n);
+    return p * vpow2i(&n);
 }
 
 /* ---- tanh ----------------------------------------------------------------- */
@@ -115,9 +137,12 @@ VM_INLINE vf vtanh(const vf *xp)
     p = p * z + 1.33314422036e-1f;
     p = p * z + -3.33332819422e-1f;
     vf small = p * z * x + x;
-    vf a = vabs(&x);
-    vf a2 = a + a;
-    vf big = 1.0f - 2.0f / (vexp(&a2) + 1.0f);
+    /* past |x| = 10, 2 / (e^20 + 1) < 2^-27 and tanh rounds to +-1 */
+    vf a = vabs(&x), ten = vsplat(10.0f);
+    vi past = a > ten;
+    vf a2 = vsel(&past, &ten, &a);
+    a2 = a2 + a2;
+    vf big = 1.0f - 2.0f / (vexp_normal(&a2) + 1.0f);
     vi is_small = a < 0.625f;
     vf y = vsel(&is_small, &small, &big);
     return vcopysign(&y, &x); /* also for -0, where small gives +0 */
@@ -157,7 +182,7 @@ VM_INLINE vf verf(const vf *xp)
     q = q * t + -0.076381445f;
     q = q * t + 0.21382067f;
     vf minus_a2 = -(a * a);
-    vf big = 1.0f - vexp(&minus_a2) * q;
+    vf big = 1.0f - vexp_normal(&minus_a2) * q;
     big = vcopysign(&big, &x);
     return vsel(&is_small, &small, &big);
 }

@@ -29,4 +29,13 @@ void vm_gelu_f32(float *y, const float *x, int64_t n);
 /* 0.5 * x * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 * x^3))) */
 void vm_gelu_tanh_f32(float *y, const float *x, int64_t n);
 
+/* vm_NAME_f32 as NAME_f32, the float32 typed function of a one-operand
+** pointwise kernel (EwFn, elementwise.h); float16 and bfloat16 run it too. */
+#define VM_EWFN(NAME)                                                                           \
+    static void NAME##_f32(char *out, char *const *in, int64_t n, EwArgs *p)                     \
+    {                                                                                            \
+        EP_UNUSED(p);                                                                            \
+        vm_##NAME##_f32((float *)(void *)out, (const float *)(const void *)in[0], n);            \
+    }
+
 #endif
