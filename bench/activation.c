@@ -35,7 +35,7 @@ static const Row ROWS[] = {
     {"gelu_tanh", "aten.gelu.default", "tanh", false, vm_gelu_tanh_f32},
     {"silu", "aten.silu.default", NULL, false, vm_silu_f32},
     {"erf", "aten.erf.default", NULL, false, vm_erf_f32},
-    {"log", "aten.log.default", NULL, true, NULL},
+    {"log", "aten.log.default", NULL, true, vm_log_f32},
     {"sqrt", "aten.sqrt.default", NULL, true, NULL},
     {"rsqrt", "aten.rsqrt.default", NULL, true, NULL},
 };

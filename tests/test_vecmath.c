@@ -17,6 +17,7 @@ typedef void (*VmFn)(float *y, const float *x, int64_t n);
 
 /* The reference in double (libm): the value the fast function approximates. */
 static double ref_exp(double x) { return exp(x); }
+static double ref_log(double x) { return log(x); }
 static double ref_tanh(double x) { return tanh(x); }
 static double ref_erf(double x) { return erf(x); }
 /* exp(-x) in double, except inf where float32's overflows, as in the
@@ -52,6 +53,7 @@ typedef struct Func {
 
 static const Func FUNCS[] = {
     {"exp", vm_exp_f32, ref_exp, 2, 0},
+    {"log", vm_log_f32, ref_log, 2, 0},
     {"tanh", vm_tanh_f32, ref_tanh, 3, 0},
     {"erf", vm_erf_f32, ref_erf, 3, 0},
     {"sigmoid", vm_sigmoid_f32, ref_sigmoid, 3, 0},
@@ -149,6 +151,7 @@ START_TEST(test_specials)
     enum { N = sizeof in / sizeof in[0] };
     const float want[][N] = {
         /* exp */ {NAN, INFINITY, 0, 1, 1, 1, 1, INFINITY, 0},
+        /* log */ {NAN, INFINITY, NAN, -INFINITY, -INFINITY, -0x1.9d1dap+6f, NAN, 0x1.5317a2p+2f, NAN},
         /* tanh */ {NAN, 1, -1, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 1, -1},
         /* erf */ {NAN, 1, -1, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 1, -1},
         /* sigmoid */ {NAN, 1, 0, 0.5f, 0.5f, 0.5f, 0.5f, 1, 0},

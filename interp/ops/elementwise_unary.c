@@ -152,7 +152,7 @@ static const EwKernel K_BITWISE_NOT = {"bitwise_not_cpu", {EW_INT_SLOTS(bitwise_
 MATH_KERNEL_VM(exp, exp(a))
 MATH_KERNEL(exp2, exp2(a))
 MATH_KERNEL(expm1, expm1(a))
-MATH_KERNEL(log, log(a))
+MATH_KERNEL_VM(log, log(a))
 MATH_KERNEL(log2, log2(a))
 MATH_KERNEL(log10, log10(a))
 MATH_KERNEL(log1p, log1p(a))

@@ -1,5 +1,5 @@
 /*
-** vecmath.c -- float32 exp, tanh, erf and the activations built on them,
+** vecmath.c -- float32 exp, log, tanh, erf and the activations built on them,
 ** as polynomials over 8-lane vectors (see vecmath.h for the contract).
 **
 ** Why our own and not SLEEF (what PyTorch uses): SLEEF's AVX2 and AVX-512
@@ -13,21 +13,27 @@
 ** ISO C, where GCC contracts nothing: -ffp-contract=off) the three give the
 ** same bits.
 **
-** The coefficients: exp's and tanh's small-argument polynomial are Cephes'
+** The coefficients: exp's, log's and tanh's small-argument polynomial are Cephes'
 ** (S. Moshier, public domain); erf's were fitted for this file by weighted
 ** least squares on Chebyshev nodes against mpmath, checked in float32
 ** evaluation over the whole range (tests/test_vecmath.c keeps the bounds).
 */
 #include "vecmath.h"
 
+#include <math.h>
 #include <string.h>
 
 /* The vectors pass only between always-inlined functions, so the ABI
 ** warning GCC gives for 32-byte vectors without AVX does not apply; they
 ** pass by pointer, since by value GCC also prints an ABI note that no
 ** pragma silences. */
-#if defined(__GNUC__) && !defined(__clang__)
+#if defined(__GNUC__)
 #pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+/* No contraction into fused multiply-adds: GCC contracts nothing in ISO C
+** mode (-std=c11), clang needs telling. */
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
 #endif
 
 typedef float vf __attribute__((vector_size(32)));
@@ -122,6 +128,47 @@ VM_INLINE vf vexp_normal(const vf *xp)
     vi n;
     vf p = vexp_reduced(xp, &n);
     return p * vpow2i(&n);
+}
+
+/* ---- log ------------------------------------------------------------------- */
+
+/* log x = e ln2 + log m for x = m 2^e with m in [sqrt(1/2), sqrt(2)):
+** Cephes' polynomial in m - 1, ln2 in two parts as in exp.  Denormals are
+** scaled by 2^23 first; 0 gives -inf, negatives nan, inf and nan
+** themselves. */
+VM_INLINE vf vlog(const vf *xp)
+{
+    vf x = *xp;
+    vi denormal = x < 0x1p-126f;
+    vf scaled = x * 0x1p23f;
+    vf xs = vsel(&denormal, &scaled, &x);
+    vi e = (((vi)xs >> 23) & 0xff) - 126 + (denormal & -23);
+    vf m = (vf)(((vi)xs & 0x007fffff) | 0x3f000000); /* in [0.5, 1) */
+    vi below = m < 0.707106781186547524f;
+    e = e + below; /* a mask: -1 where m is below sqrt(1/2) */
+    vf m2 = m + m - 1.0f, m1 = m - 1.0f;
+    m = vsel(&below, &m2, &m1);
+    vf fe = __builtin_convertvector(e, vf);
+    vf z = m * m;
+    vf y = 7.0376836292e-2f * m + -1.1514610310e-1f;
+    y = y * m + 1.1676998740e-1f;
+    y = y * m + -1.2420140846e-1f;
+    y = y * m + 1.4249322787e-1f;
+    y = y * m + -1.6668057665e-1f;
+    y = y * m + 2.0000714765e-1f;
+    y = y * m + -2.4999993993e-1f;
+    y = y * m + 3.3333331174e-1f;
+    y = y * m * z;
+    y = y + -2.12194440e-4f * fe;
+    y = y + -0.5f * z;
+    vf r = m + y;
+    r = r + 0.693359375f * fe;
+    vf inf = vsplat(INFINITY), minus_inf = -inf, nan = vsplat(NAN);
+    vi is_inf = x == inf, is_zero = x == 0.0f, negative = x < 0.0f, is_nan = x != x;
+    r = vsel(&is_inf, &inf, &r);
+    r = vsel(&is_zero, &minus_inf, &r);
+    r = vsel(&negative, &nan, &r);
+    return vsel(&is_nan, &x, &r);
 }
 
 /* ---- tanh ----------------------------------------------------------------- */
@@ -240,6 +287,7 @@ VM_INLINE void vmap(float *y, const float *x, int64_t n, vf (*f)(const vf *))
 }
 
 VM_CLONES void vm_exp_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vexp); }
+VM_CLONES void vm_log_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vlog); }
 VM_CLONES void vm_tanh_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vtanh); }
 VM_CLONES void vm_erf_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, verf); }
 VM_CLONES void vm_sigmoid_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vsigmoid); }

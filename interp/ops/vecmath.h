@@ -7,8 +7,9 @@
 ** lane runs the same IEEE additions, multiplications and divisions (no
 ** fused multiply-add, no table lookups), whatever vector width the CPU
 ** offers.  Accuracy against the correctly rounded value (tests/test_vecmath.c
-** asserts it over a dense sweep of float32): exp, sigmoid, silu <= 2 ulp;
-** tanh, erf <= 3 ulp; gelu and gelu_tanh inherit erf's and tanh's error.
+** asserts it over a dense sweep of float32): exp, log <= 2 ulp; tanh,
+** erf, sigmoid, silu <= 3 ulp; gelu and gelu_tanh inherit erf's and tanh's
+** error.
 ** NaN, infinities, -0.0, overflow to inf and gradual underflow to
 ** denormals behave as glibc's float functions.
 */
@@ -18,6 +19,7 @@
 #include <stdint.h>
 
 void vm_exp_f32(float *y, const float *x, int64_t n);
+void vm_log_f32(float *y, const float *x, int64_t n);
 void vm_tanh_f32(float *y, const float *x, int64_t n);
 void vm_erf_f32(float *y, const float *x, int64_t n);
 /* 1 / (1 + exp(-x)) */
