@@ -175,6 +175,25 @@ START_TEST(test_specials)
 }
 END_TEST
 
+/* Where the float32 result rounds to +-1 (erf past 3.92, tanh past 9.01),
+** exactly +-1, as libm gives. */
+START_TEST(test_saturation)
+{
+    enum { N = 2000 };
+    float xs[N], ys[N];
+    for (int i = 0; i < N; i++)
+        xs[i] = (i % 2 ? -1 : 1) * (3.93f + (float)i * 0.005f);
+    vm_erf_f32(ys, xs, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(ys[i] == (xs[i] < 0 ? -1 : 1) && erff(xs[i]) == ys[i], "erf(%a) = %a", xs[i], ys[i]);
+    for (int i = 0; i < N; i++)
+        xs[i] = (i % 2 ? -1 : 1) * (9.02f + (float)i * 0.01f);
+    vm_tanh_f32(ys, xs, N);
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(ys[i] == (xs[i] < 0 ? -1 : 1) && tanhf(xs[i]) == ys[i], "tanh(%a) = %a", xs[i], ys[i]);
+}
+END_TEST
+
 /* The bits of each result depend on its input only: not on the array's
 ** length, where it starts, or on writing in place. */
 START_TEST(test_split_invariance)
@@ -207,6 +226,7 @@ Suite *suite_vecmath(void)
     tcase_set_timeout(tc, 120);
     tcase_add_loop_test(tc, test_sweep, 0, (int)(sizeof FUNCS / sizeof FUNCS[0]));
     tcase_add_test(tc, test_specials);
+    tcase_add_test(tc, test_saturation);
     tcase_add_test(tc, test_split_invariance);
     suite_add_tcase(s, tc);
     return s;

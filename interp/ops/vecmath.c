@@ -14,7 +14,7 @@
 ** same bits.
 **
 ** The coefficients: exp's, log's and tanh's small-argument polynomial are Cephes'
-** (S. Moshier, public domain); erf's were fitted for this file by weighted
+** (S. Moshier, public domain); erf's were fitted for this file by (weighted)
 ** least squares on Chebyshev nodes against mpmath, checked in float32
 ** evaluation over the whole range (tests/test_vecmath.c keeps the bounds).
 */
@@ -198,9 +198,9 @@ VM_INLINE vf vtanh(const vf *xp)
 /* ---- erf ------------------------------------------------------------------ */
 
 /* erf x: below |x| = 1, x + x P(x^2) (P(0) = 2 / sqrt(pi) - 1, so the
-** leading term is exact); from 1 on, 1 - e^(-x^2) R(|x| - 2.46), R fitted
-** to erfc(x) e^(x^2), which is smooth there.  |x| is clamped to 4, past
-** which erf rounds to 1 in float32. */
+** leading term is exact); from 1 on, 1 - Q(|x| - 2.46), Q fitted to erfc
+** with an absolute error far below erf's half ulp there (2^-25), which
+** needs no exp.  Past |x| = 3.92, erf rounds to +-1 in float32. */
 VM_INLINE vf verf(const vf *xp)
 {
     vf x = *xp;
@@ -213,23 +213,23 @@ VM_INLINE vf verf(const vf *xp)
     p = p * z + 0.12837917f;
     vf small = x + x * p;
 
-    vf a = vabs(&x), four = vsplat(4.0f);
-    vi is_small = a < 1.0f, past = a > four;
-    a = vsel(&past, &four, &a);
+    vf a = vabs(&x), zero = vsplat(0.0f);
+    vi is_small = a < 1.0f, past = a > 3.92f;
     vf t = a - 2.46f;
-    vf q = -4.2576494e-07f * t + 1.8228494e-06f;
-    q = q * t + -4.46654e-06f;
-    q = q * t + 1.6015756e-05f;
-    q = q * t + -6.42969e-05f;
-    q = q * t + 0.00022996661f;
-    q = q * t + -0.00078638503f;
-    q = q * t + 0.0026181028f;
-    q = q * t + -0.008408226f;
-    q = q * t + 0.025922498f;
-    q = q * t + -0.076381445f;
-    q = q * t + 0.21382067f;
-    vf minus_a2 = -(a * a);
-    vf big = 1.0f - vexp_normal(&minus_a2) * q;
+    vf q = 9.1666325e-06f * t + -2.5363119e-05f;
+    q = q * t + -5.189471e-05f;
+    q = q * t + 0.00030136685f;
+    q = q * t + -0.00039068243f;
+    q = q * t + -0.00046156946f;
+    q = q * t + 0.0029631236f;
+    q = q * t + -0.006798154f;
+    q = q * t + 0.009904964f;
+    q = q * t + -0.009832827f;
+    q = q * t + 0.006535749f;
+    q = q * t + -0.0026562088f;
+    q = q * t + 0.0005033269f;
+    q = vsel(&past, &zero, &q); /* erfc < 2^-25 there: erf rounds to 1 */
+    vf big = 1.0f - q;
     big = vcopysign(&big, &x);
     return vsel(&is_small, &small, &big);
 }
