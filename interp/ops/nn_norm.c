@@ -18,6 +18,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "reduce_fast.h"
+
 /* ---- shared checks ------------------------------------------------------------------ */
 
 /* Parameter dtypes: equal to the input's, or float32 beside a float16 /
@@ -516,6 +518,35 @@ static EpStatus check_norm_shape(OpCall *c, const Tensor *x, int nn, const int64
     return EP_OK;
 }
 
+/* layer norm of a contiguous float32 x (reduce_fast.c): outer rows of
+** inner values, statistics in double, the output in float. */
+static EpStatus layer_norm_fast(OpCall *c, Tensor *x, Tensor *w, Tensor *b, double eps, int nn, int64_t outer,
+                                int64_t inner, bool native)
+{
+    int64_t msz[EP_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++)
+        msz[i] = i < x->ndim - nn ? x->sizes[i] : 1;
+    Tensor *out = tensor_empty(DT_F32, x->ndim, x->sizes, c->err);
+    Tensor *mean = out ? tensor_empty(DT_F32, x->ndim, msz, c->err) : NULL;
+    Tensor *rstd = mean ? tensor_empty(DT_F32, x->ndim, msz, c->err) : NULL;
+    if (!rstd) {
+        tensor_unref(out);
+        tensor_unref(mean);
+        return c->err->code;
+    }
+    reduce_fast_layer_norm(tensor_data(x), outer, inner, w ? tensor_data(w) : NULL, b ? tensor_data(b) : NULL, eps,
+                           tensor_data(out), tensor_data(mean), tensor_data(rstd));
+    out_tensor(c, 0, out);
+    if (native) {
+        out_tensor(c, 1, mean);
+        out_tensor(c, 2, rstd);
+    } else {
+        tensor_unref(mean);
+        tensor_unref(rstd);
+    }
+    return EP_OK;
+}
+
 /* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out,
 ** mean, rstd) and layer_norm(input, normalized_shape, weight, bias, eps,
 ** cudnn_enable) -> out.  mean and rstd keep the input's leading dims with
@@ -533,6 +564,9 @@ EpStatus k_layer_norm(OpCall *c)
     if (rc || (rc = check_params(c, "LayerNormKernelImpl", x, params, 2, &mixed)))
         return rc;
     const int64_t inner = shape_numel(nn, ns), outer = inner ? tensor_numel(x) / inner : shape_numel(x->ndim - nn, x->sizes);
+    if (x->dtype == DT_F32 && !mixed && inner > 0 && reduce_fast_enabled(c) && tensor_is_contiguous(x) &&
+        (!w || tensor_is_contiguous(w)) && (!b || tensor_is_contiguous(b)))
+        return layer_norm_fast(c, x, w, b, eps, nn, outer, inner, native);
     Tensor *in[3] = {x, w, b}, *d[3];
     if (!load_f64(c, 3, in, d))
         return c->err->code;

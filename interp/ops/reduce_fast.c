@@ -1,0 +1,433 @@
+/*
+** reduce_fast.c -- the vectorized fast paths of sum / mean, softmax /
+** log_softmax and layer norm (declared in reduce_fast.h, which says when
+** kernels take them and why their bits do not depend on the CPU or the
+** thread count).
+**
+** A contiguous input is seen as [outer, len, inner] around the folded axis:
+**   - inner == 1 (the last dims fold): each result owns a contiguous run,
+**     summed in blocks of RF_BLOCK values with eight double lanes, the
+**     block sums combined pairwise (a binary-counter cascade);
+**   - inner > 1 (dim 0 of a matrix, or a middle dim): whole rows are added
+**     into a strip of RF_COLS double accumulators, RF_BLOCK rows at a time,
+**     with no gathering of columns.
+** Sums of float32 are kept in double, as the reference loops keep them:
+** more accurate than PyTorch's float cascade, and just as fast here since
+** the loops are bound by memory.
+*/
+#include "reduce_fast.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "interp/parallel.h"
+
+#define RF_BLOCK 1024           /* values per block of a cascade */
+#define RF_CHUNK (64 * RF_BLOCK) /* values per pool chunk of one long row: 2^6 blocks */
+#define RF_COLS 256             /* accumulators of a column strip */
+#define RF_WORK 32768           /* values of work below which a loop stays in one chunk */
+
+bool reduce_fast_shape(const Tensor *t, const bool *reduced, RfShape *s)
+{
+    if (tensor_numel(t) == 0 || !tensor_is_contiguous(t))
+        return false;
+    int phase = 0; /* 0: before the folded dims, 1: among them, 2: after */
+    s->outer = s->len = s->inner = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->sizes[i] == 1)
+            continue;
+        if (reduced[i]) {
+            if (phase == 2)
+                return false;
+            phase = 1;
+            s->len *= t->sizes[i];
+        } else if (phase == 0) {
+            s->outer *= t->sizes[i];
+        } else {
+            phase = 2;
+            s->inner *= t->sizes[i];
+        }
+    }
+    return true;
+}
+
+static int64_t grain_for(int64_t work_per_item)
+{
+    return work_per_item >= RF_WORK ? 1 : RF_WORK / (work_per_item > 0 ? work_per_item : 1);
+}
+
+/* ---- sums ---------------------------------------------------------------------- */
+
+RF_INLINE RfV4d rf_load4d_float(const float *p) { return rf_load4d_f32(p); }
+RF_INLINE RfV4d rf_load4d_double(const double *p) { return rf_load4d(p); }
+
+/* Block sums combined as a binary counter: the sum of 2^k aligned blocks is
+** a perfect tree, so a run split into chunks of 2^6 blocks gives the same
+** bits as the run in one piece (see row_sum_parallel). */
+typedef struct Cascade {
+    double s[64];
+    int top;
+    uint64_t count;
+} Cascade;
+
+RF_INLINE void cascade_push(Cascade *c, double v)
+{
+    for (uint64_t k = c->count++; k & 1; k >>= 1)
+        v = c->s[--c->top] + v;
+    c->s[c->top++] = v;
+}
+
+/* The stack folded from the top down, onto tail (the folded stack of a
+** partial last chunk) when has_tail. */
+static double cascade_total(const Cascade *c, double tail, bool has_tail)
+{
+    int j = c->top;
+    double t = has_tail ? tail : j ? c->s[--j] : 0.0;
+    while (j > 0)
+        t = c->s[--j] + t;
+    return t;
+}
+
+/* One block of n <= RF_BLOCK values: 16 lanes of double, folded in a fixed
+** tree, then the tail in order. */
+#define DEFINE_BLOCK_SUM(T)                                                              \
+    RF_INLINE double block_sum_##T(const T *x, int64_t n)                                \
+    {                                                                                    \
+        RfV4d a = {0, 0, 0, 0}, b = a, c = a, d = a;                                     \
+        int64_t i = 0;                                                                   \
+        for (; i + 16 <= n; i += 16) {                                                   \
+            a += rf_load4d_##T(x + i);                                                   \
+            b += rf_load4d_##T(x + i + 4);                                               \
+            c += rf_load4d_##T(x + i + 8);                                               \
+            d += rf_load4d_##T(x + i + 12);                                              \
+        }                                                                                \
+        a = (a + b) + (c + d);                                                           \
+        double s = (a[0] + a[1]) + (a[2] + a[3]);                                        \
+        for (; i < n; i++)                                                               \
+            s += x[i];                                                                   \
+        return s;                                                                        \
+    }                                                                                    \
+    RF_CLONES static double row_sum_##T(const T *x, int64_t n)                           \
+    {                                                                                    \
+        Cascade c = {.top = 0, .count = 0};                                              \
+        for (int64_t i = 0; i < n; i += RF_BLOCK)                                        \
+            cascade_push(&c, block_sum_##T(x + i, n - i < RF_BLOCK ? n - i : RF_BLOCK)); \
+        return cascade_total(&c, 0, false);                                              \
+    }
+DEFINE_BLOCK_SUM(float)
+DEFINE_BLOCK_SUM(double)
+
+double reduce_fast_sum_f32(const float *x, int64_t n) { return row_sum_float(x, n); }
+
+/* Columns: y[j] = sum over r < len of x[r * inner + j] for j < ncols <=
+** RF_COLS, RF_BLOCK rows into a block strip, block strips added in order. */
+#define DEFINE_COL_SUM(T)                                                                      \
+    RF_CLONES static void col_sum_##T(const T *x, int64_t len, int64_t inner, int64_t ncols, double *y) \
+    {                                                                                          \
+        double tot[RF_COLS], blk[RF_COLS];                                                     \
+        memset(tot, 0, sizeof tot);                                                            \
+        for (int64_t r0 = 0; r0 < len; r0 += RF_BLOCK) {                                       \
+            int64_t r1 = len - r0 < RF_BLOCK ? len : r0 + RF_BLOCK;                            \
+            memset(blk, 0, sizeof blk);                                                        \
+            for (int64_t r = r0; r < r1; r++) {                                                \
+                const T *row = x + r * inner;                                                  \
+                int64_t j = 0;                                                                 \
+                for (; j + 4 <= ncols; j += 4)                                                 \
+                    { RfV4d v_ = rf_load4d(blk + j) + rf_load4d_##T(row + j); rf_store4d(blk + j, &v_); }          \
+                for (; j < ncols; j++)                                                         \
+                    blk[j] += row[j];                                                          \
+            }                                                                                  \
+            for (int64_t j = 0; j < ncols; j++)                                                \
+                tot[j] += blk[j];                                                              \
+        }                                                                                      \
+        memcpy(y, tot, (size_t)ncols * sizeof *y);                                             \
+    }
+DEFINE_COL_SUM(float)
+DEFINE_COL_SUM(double)
+
+typedef struct SumJob {
+    const void *x;
+    bool f32;
+    RfShape s;
+    double *y;       /* results, or chunk partials of one long row */
+    int64_t strips;  /* column strips per outer index */
+} SumJob;
+
+static double run_sum(const SumJob *j, int64_t at, int64_t n)
+{
+    return j->f32 ? row_sum_float((const float *)j->x + at, n) : row_sum_double((const double *)j->x + at, n);
+}
+
+static void sum_rows_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SumJob *j = ctx;
+    for (int64_t o = begin; o < end; o++)
+        j->y[o] = run_sum(j, o * j->s.len, j->s.len);
+}
+
+static void sum_parts_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SumJob *j = ctx;
+    for (int64_t k = begin; k < end; k++) {
+        int64_t at = k * RF_CHUNK, n = j->s.len - at < RF_CHUNK ? j->s.len - at : RF_CHUNK;
+        j->y[k] = run_sum(j, at, n);
+    }
+}
+
+static void sum_cols_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SumJob *j = ctx;
+    const RfShape s = j->s;
+    for (int64_t t = begin; t < end; t++) {
+        int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
+        int64_t ncols = s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, at = o * s.len * s.inner + j0;
+        double *y = j->y + o * s.inner + j0;
+        if (j->f32)
+            col_sum_float((const float *)j->x + at, s.len, s.inner, ncols, y);
+        else
+            col_sum_double((const double *)j->x + at, s.len, s.inner, ncols, y);
+    }
+}
+
+/* One long row over the pool: full chunks are perfect trees of 2^6 blocks,
+** pushed into a cascade at their level; a partial last chunk's own folded
+** cascade is the tail.  The same bits as row_sum over the whole row. */
+static bool row_sum_parallel(const void *x, bool f32, int64_t n, double *out)
+{
+    int64_t nk = ep_chunks(n, RF_CHUNK);
+    double *parts = malloc((size_t)nk * sizeof *parts);
+    if (!parts)
+        return false;
+    SumJob j = {x, f32, {1, n, 1}, parts, 0};
+    ep_parallel_for(nk, 1, sum_parts_chunk, &j);
+    bool partial = n % RF_CHUNK != 0;
+    Cascade c = {.top = 0, .count = 0};
+    for (int64_t k = 0; k < nk - partial; k++)
+        cascade_push(&c, parts[k]);
+    *out = cascade_total(&c, parts[nk - 1], partial);
+    free(parts);
+    return true;
+}
+
+void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y)
+{
+    SumJob j = {x, f32, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    if (s.inner > 1) {
+        ep_parallel_for(s.outer * j.strips, grain_for(s.len * RF_COLS), sum_cols_chunk, &j);
+        return;
+    }
+    /* few long rows: split each row; otherwise rows go to the pool whole
+    ** (either way the same bits) */
+    if (s.outer < 4 && s.len >= 2 * RF_CHUNK) {
+        size_t es = f32 ? sizeof(float) : sizeof(double);
+        for (int64_t o = 0; o < s.outer; o++)
+            if (!row_sum_parallel((const char *)x + (size_t)(o * s.len) * es, f32, s.len, &y[o]))
+                sum_rows_chunk(&j, o, o + 1);
+        return;
+    }
+    ep_parallel_for(s.outer, grain_for(s.len), sum_rows_chunk, &j);
+}
+
+/* ---- softmax ------------------------------------------------------------------- */
+
+/* the low and high four lanes of a float vector, widened to double */
+#define RF_LO4D(v) __builtin_convertvector(__builtin_shufflevector((v), (v), 0, 1, 2, 3), RfV4d)
+#define RF_HI4D(v) __builtin_convertvector(__builtin_shufflevector((v), (v), 4, 5, 6, 7), RfV4d)
+
+/* k < 8 floats from p, the other lanes pad */
+RF_INLINE RfV8f rf_load8f_part(const float *p, int64_t k, float pad)
+{
+    float b[8] = {pad, pad, pad, pad, pad, pad, pad, pad};
+    memcpy(b, p, (size_t)k * sizeof *b);
+    return rf_load8f(b);
+}
+RF_INLINE void rf_store8f_part(float *p, const RfV8f *v, int64_t k)
+{
+    float b[8];
+    rf_store8f(b, v);
+    memcpy(p, b, (size_t)k * sizeof *b);
+}
+
+/* x padded with -inf past the end: the pad never raises the max, and
+** exp(-inf - m) = 0 adds nothing to the sum. */
+RF_INLINE RfV8f load_x(const float *x, int64_t i, int64_t n)
+{
+    return i + 8 <= n ? rf_load8f(x + i) : rf_load8f_part(x + i, n - i, -INFINITY);
+}
+RF_INLINE void store_y(float *y, int64_t i, int64_t n, const RfV8f *v)
+{
+    if (i + 8 <= n)
+        rf_store8f(y + i, v);
+    else
+        rf_store8f_part(y + i, v, n - i);
+}
+
+/* One row, as PyTorch's vectorized last-dim softmax: max, exp(x - max) and
+** its sum (here in double lanes), then a multiply by 1 / sum, or for
+** log_softmax (x - max) - log(sum). */
+RF_CLONES static void softmax_row(const float *x, int64_t n, bool want_log, float *y)
+{
+    RfV8f mv = rf_splat8f(-INFINITY);
+    for (int64_t i = 0; i < n; i += 8) {
+        RfV8f v = load_x(x, i, n);
+        mv = rf_max_nan8f(&mv, &v);
+    }
+    float m = -INFINITY;
+    for (int k = 0; k < 8; k++)
+        m = rf_max_nanf(m, mv[k]);
+    RfV8f mm = rf_splat8f(m);
+    RfV4d s0 = {0, 0, 0, 0}, s1 = s0;
+    for (int64_t i = 0; i < n; i += 8) {
+        RfV8f e = load_x(x, i, n) - mm;
+        e = rf_exp8f(&e);
+        if (!want_log)
+            store_y(y, i, n, &e);
+        s0 += RF_LO4D(e);
+        s1 += RF_HI4D(e);
+    }
+    s0 += s1;
+    double s = (s0[0] + s0[1]) + (s0[2] + s0[3]);
+    if (want_log) {
+        RfV8f ls = rf_splat8f((float)log(s));
+        for (int64_t i = 0; i < n; i += 8) {
+            RfV8f v = (load_x(x, i, n) - mm) - ls;
+            store_y(y, i, n, &v);
+        }
+    } else {
+        RfV8f inv = rf_splat8f((float)(1.0 / s));
+        for (int64_t i = 0; i < n; i += 8) {
+            RfV8f v = load_x(y, i, n) * inv;
+            store_y(y, i, n, &v);
+        }
+    }
+}
+
+/* The same along a strided axis: a strip of ncols <= RF_COLS columns of len
+** rows (row stride inner), each column a softmax of its own. */
+RF_CLONES static void softmax_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_log,
+                                   float *y)
+{
+    float m[RF_COLS];
+    double s[RF_COLS];
+    for (int64_t j = 0; j < ncols; j++) {
+        m[j] = -INFINITY;
+        s[j] = 0;
+    }
+    for (int64_t r = 0; r < len; r++)
+        for (int64_t j = 0; j < ncols; j += 8) {
+            RfV8f a = load_x(m, j, ncols), v = load_x(x + r * inner, j, ncols);
+            a = rf_max_nan8f(&a, &v);
+            store_y(m, j, ncols, &a);
+        }
+    for (int64_t r = 0; r < len; r++)
+        for (int64_t j = 0; j < ncols; j += 8) {
+            RfV8f e = load_x(x + r * inner, j, ncols) - load_x(m, j, ncols);
+            e = rf_exp8f(&e);
+            if (!want_log)
+                store_y(y + r * inner, j, ncols, &e);
+            for (int k = 0; k < 8 && j + k < ncols; k++)
+                s[j + k] += e[k];
+        }
+    float f[RF_COLS];
+    for (int64_t j = 0; j < ncols; j++)
+        f[j] = want_log ? (float)log(s[j]) : (float)(1.0 / s[j]);
+    for (int64_t r = 0; r < len; r++)
+        for (int64_t j = 0; j < ncols; j += 8) {
+            RfV8f v = want_log ? (load_x(x + r * inner, j, ncols) - load_x(m, j, ncols)) - load_x(f, j, ncols)
+                               : load_x(y + r * inner, j, ncols) * load_x(f, j, ncols);
+            store_y(y + r * inner, j, ncols, &v);
+        }
+}
+
+typedef struct SoftmaxJob {
+    const float *x;
+    RfShape s;
+    bool want_log;
+    float *y;
+    int64_t strips;
+} SoftmaxJob;
+
+static void softmax_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SoftmaxJob *j = ctx;
+    const RfShape s = j->s;
+    for (int64_t t = begin; t < end; t++) {
+        if (s.inner == 1) {
+            softmax_row(j->x + t * s.len, s.len, j->want_log, j->y + t * s.len);
+            continue;
+        }
+        int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
+        int64_t at = o * s.len * s.inner + j0;
+        softmax_cols(j->x + at, s.len, s.inner, s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, j->want_log,
+                     j->y + at);
+    }
+}
+
+void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y)
+{
+    SoftmaxJob j = {x, s, want_log, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
+    int64_t work = s.inner == 1 ? s.len : s.len * RF_COLS;
+    /* exp costs ~ten adds: a smaller grain pays */
+    ep_parallel_for(tasks, grain_for(work * 8), softmax_chunk, &j);
+}
+
+/* ---- layer norm ---------------------------------------------------------------- */
+
+typedef struct LnJob {
+    const float *x, *w, *b; /* w, b: NULL when absent */
+    int64_t n;              /* values per row */
+    double eps;
+    float *y, *mean, *rstd;
+} LnJob;
+
+/* One row: mean and biased variance in double (two passes, as the
+** reference), then ((x - mean) * rstd) rounded to float, times w plus b in
+** float, as PyTorch applies its affine parameters. */
+RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
+{
+    const int64_t n = j->n;
+    const float *x = j->x + r * n;
+    float *y = j->y + r * n;
+    /* one block is its own cascade: the same bits as row_sum_float */
+    double mu = (n <= RF_BLOCK ? block_sum_float(x, n) : row_sum_float(x, n)) / (double)n;
+    RfV4d mv = {mu, mu, mu, mu}, a = {0, 0, 0, 0}, c = a;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        RfV4d d0 = rf_load4d_f32(x + i) - mv, d1 = rf_load4d_f32(x + i + 4) - mv;
+        a += d0 * d0;
+        c += d1 * d1;
+    }
+    a += c;
+    double sq = (a[0] + a[1]) + (a[2] + a[3]);
+    for (; i < n; i++)
+        sq += (x[i] - mu) * (x[i] - mu);
+    double var = sq / (double)n, rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
+    j->mean[r] = (float)mu;
+    j->rstd[r] = (float)rs;
+    RfV4d rv = {rs, rs, rs, rs};
+    for (i = 0; i < n; i += 8) {
+        RfV8f xv = load_x(x, i, n);
+        RfV4f t0 = __builtin_convertvector((RF_LO4D(xv) - mv) * rv, RfV4f);
+        RfV4f t1 = __builtin_convertvector((RF_HI4D(xv) - mv) * rv, RfV4f);
+        RfV8f t = __builtin_shufflevector(t0, t1, 0, 1, 2, 3, 4, 5, 6, 7);
+        if (j->w)
+            t = t * (i + 8 <= n ? rf_load8f(j->w + i) : rf_load8f_part(j->w + i, n - i, 1.0f));
+        if (j->b)
+            t = t + (i + 8 <= n ? rf_load8f(j->b + i) : rf_load8f_part(j->b + i, n - i, 0.0f));
+        store_y(y, i, n, &t);
+    }
+}
+
+static void layer_norm_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    for (int64_t r = begin; r < end; r++)
+        layer_norm_row(ctx, r);
+}
+
+void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
+                            float *y, float *mean, float *rstd)
+{
+    LnJob j = {x, w, b, n, eps, y, mean, rstd};
+    ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
+}
