@@ -1,6 +1,7 @@
 /*
 ** test_reduce_fast.c -- the vectorized fast paths of sum / mean, softmax
-** and layer norm (interp/ops/reduce_fast.c) against the plain reference
+** and layer norm (interp/ops/reduce_fast.c) and float32 max pooling
+** (interp/ops/nn_pool.c) against the plain reference
 ** loops, on many shapes, and their bits for 1, 2 and 4 threads; the float
 ** exp they use against libm's.
 */
@@ -235,6 +236,30 @@ START_TEST(test_layer_norm_matches_reference)
 }
 END_TEST
 
+START_TEST(test_max_pool_matches_reference)
+{
+    int64_t sz[4] = {3, 5, 33, 29};
+    Tensor *x = filled(DT_F32, 4, sz, 51);
+    float *p = tensor_data(x);
+    p[100] = NAN;
+    p[2000] = p[2001] = 2.5f; /* a tie: the first index wins */
+    for (int dil = 1; dil <= 2; dil++)
+        for (int ceil = 0; ceil < 2; ceil++) {
+            int64_t k[2] = {3, 2}, st[2] = {2, 1}, pad[2] = {1, 1}, dl[2] = {dil, dil};
+            for (int out = 0; out < 2; out++) {
+                char what[128];
+                snprintf(what, sizeof what, "max_pool2d_with_indices dil %d ceil %d output %d", dil, ceil, out);
+                Value vals[6] = {value_tensor(x), int_list(2, k), int_list(2, st), int_list(2, pad), int_list(2, dl),
+                                 value_bool(ceil)};
+                check_op(what, "aten.max_pool2d_with_indices.default", 6, vals, out);
+                for (int i = 1; i < 5; i++)
+                    value_clear(&vals[i]);
+            }
+        }
+    tensor_unref(x);
+}
+END_TEST
+
 /* ulps between two floats of the same sign */
 static int64_t ulps(float a, float b)
 {
@@ -270,6 +295,7 @@ Suite *suite_reduce_fast(void)
     tcase_add_test(tc, test_chunked_row_same_bits);
     tcase_add_test(tc, test_softmax_matches_reference);
     tcase_add_test(tc, test_layer_norm_matches_reference);
+    tcase_add_test(tc, test_max_pool_matches_reference);
     suite_add_tcase(s, tc);
     return s;
 }
