@@ -11,9 +11,9 @@
 **   - inner > 1 (dim 0 of a matrix, or a middle dim): whole rows are added
 **     into a strip of RF_COLS double accumulators, RF_BLOCK rows at a time,
 **     with no gathering of columns.
-** Sums of float32 are kept in double, as the reference loops keep them:
-** more accurate than PyTorch's float cascade, and just as fast here since
-** the loops are bound by memory.
+** Sums of float32 run in float lanes of at most 32 values each (PyTorch's
+** accuracy class: its cascade sums floats in float), every block or strip
+** of them then kept in double, so long rows lose nothing more.
 */
 #include "reduce_fast.h"
 
@@ -25,6 +25,7 @@
 #define RF_BLOCK 1024           /* values per block of a cascade */
 #define RF_CHUNK (64 * RF_BLOCK) /* values per pool chunk of one long row: 2^6 blocks */
 #define RF_COLS 256             /* accumulators of a column strip */
+#define RF_ROWS 32              /* float32 rows summed in float before a double total */
 #define RF_WORK 32768           /* values of work below which a loop stays in one chunk */
 
 bool reduce_fast_shape(const Tensor *t, const bool *reduced, RfShape *s)
@@ -58,9 +59,6 @@ static int64_t grain_for(int64_t work_per_item)
 
 /* ---- sums ---------------------------------------------------------------------- */
 
-RF_INLINE RfV4d rf_load4d_float(const float *p) { return rf_load4d_f32(p); }
-RF_INLINE RfV4d rf_load4d_double(const double *p) { return rf_load4d(p); }
-
 /* Block sums combined as a binary counter: the sum of 2^k aligned blocks is
 ** a perfect tree, so a run split into chunks of 2^6 blocks gives the same
 ** bits as the run in one piece (see row_sum_parallel). */
@@ -88,25 +86,52 @@ static double cascade_total(const Cascade *c, double tail, bool has_tail)
     return t;
 }
 
-/* One block of n <= RF_BLOCK values: 16 lanes of double, folded in a fixed
-** tree, then the tail in order. */
-#define DEFINE_BLOCK_SUM(T)                                                              \
-    RF_INLINE double block_sum_##T(const T *x, int64_t n)                                \
-    {                                                                                    \
-        RfV4d a = {0, 0, 0, 0}, b = a, c = a, d = a;                                     \
-        int64_t i = 0;                                                                   \
-        for (; i + 16 <= n; i += 16) {                                                   \
-            a += rf_load4d_##T(x + i);                                                   \
-            b += rf_load4d_##T(x + i + 4);                                               \
-            c += rf_load4d_##T(x + i + 8);                                               \
-            d += rf_load4d_##T(x + i + 12);                                              \
-        }                                                                                \
-        a = (a + b) + (c + d);                                                           \
-        double s = (a[0] + a[1]) + (a[2] + a[3]);                                        \
-        for (; i < n; i++)                                                               \
-            s += x[i];                                                                   \
-        return s;                                                                        \
-    }                                                                                    \
+/* One block of n <= RF_BLOCK float32 values in 32 float lanes, as PyTorch
+** sums floats in float (each lane adds at most RF_BLOCK / 32 values, so the
+** error stays that of PyTorch's cascade), the lanes folded in a fixed tree;
+** the block's sum and the tail are then kept in double. */
+RF_INLINE double block_sum_float(const float *x, int64_t n)
+{
+    RfV8f a = rf_splat8f(0.0f), b = a, c = a, d = a;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a += rf_load8f(x + i);
+        b += rf_load8f(x + i + 8);
+        c += rf_load8f(x + i + 16);
+        d += rf_load8f(x + i + 24);
+    }
+    a = (a + b) + (c + d);
+    double s = (double)(((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])));
+    for (; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* float64: 32 double lanes (eight vectors, enough independent adds to hide
+** their latency), folded in a fixed tree, then the tail in order. */
+RF_INLINE double block_sum_double(const double *x, int64_t n)
+{
+    RfV4d a = {0, 0, 0, 0}, b = a, c = a, d = a, e = a, f = a, g = a, h = a;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a += rf_load4d(x + i);
+        b += rf_load4d(x + i + 4);
+        c += rf_load4d(x + i + 8);
+        d += rf_load4d(x + i + 12);
+        e += rf_load4d(x + i + 16);
+        f += rf_load4d(x + i + 20);
+        g += rf_load4d(x + i + 24);
+        h += rf_load4d(x + i + 28);
+    }
+    a = ((a + b) + (c + d)) + ((e + f) + (g + h));
+    double s = (a[0] + a[1]) + (a[2] + a[3]);
+    for (; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* A run of n values: its blocks through the cascade. */
+#define DEFINE_ROW_SUM(T)                                                                \
     RF_CLONES static double row_sum_##T(const T *x, int64_t n)                           \
     {                                                                                    \
         Cascade c = {.top = 0, .count = 0};                                              \
@@ -114,36 +139,66 @@ static double cascade_total(const Cascade *c, double tail, bool has_tail)
             cascade_push(&c, block_sum_##T(x + i, n - i < RF_BLOCK ? n - i : RF_BLOCK)); \
         return cascade_total(&c, 0, false);                                              \
     }
-DEFINE_BLOCK_SUM(float)
-DEFINE_BLOCK_SUM(double)
+DEFINE_ROW_SUM(float)
+DEFINE_ROW_SUM(double)
 
 double reduce_fast_sum_f32(const float *x, int64_t n) { return row_sum_float(x, n); }
 
 /* Columns: y[j] = sum over r < len of x[r * inner + j] for j < ncols <=
-** RF_COLS, RF_BLOCK rows into a block strip, block strips added in order. */
-#define DEFINE_COL_SUM(T)                                                                      \
-    RF_CLONES static void col_sum_##T(const T *x, int64_t len, int64_t inner, int64_t ncols, double *y) \
-    {                                                                                          \
-        double tot[RF_COLS], blk[RF_COLS];                                                     \
-        memset(tot, 0, sizeof tot);                                                            \
-        for (int64_t r0 = 0; r0 < len; r0 += RF_BLOCK) {                                       \
-            int64_t r1 = len - r0 < RF_BLOCK ? len : r0 + RF_BLOCK;                            \
-            memset(blk, 0, sizeof blk);                                                        \
-            for (int64_t r = r0; r < r1; r++) {                                                \
-                const T *row = x + r * inner;                                                  \
-                int64_t j = 0;                                                                 \
-                for (; j + 4 <= ncols; j += 4)                                                 \
-                    { RfV4d v_ = rf_load4d(blk + j) + rf_load4d_##T(row + j); rf_store4d(blk + j, &v_); }          \
-                for (; j < ncols; j++)                                                         \
-                    blk[j] += row[j];                                                          \
-            }                                                                                  \
-            for (int64_t j = 0; j < ncols; j++)                                                \
-                tot[j] += blk[j];                                                              \
-        }                                                                                      \
-        memcpy(y, tot, (size_t)ncols * sizeof *y);                                             \
+** RF_COLS.  float32: RF_ROWS rows at a time into a float strip (the lane
+** length of block_sum_float), each strip added into double totals;
+** float64: RF_BLOCK rows into a double strip, strips added in order. */
+RF_CLONES static void col_sum_float(const float *x, int64_t len, int64_t inner, int64_t ncols, double *y)
+{
+    double tot[RF_COLS];
+    float blk[RF_COLS];
+    memset(tot, 0, sizeof tot);
+    for (int64_t r0 = 0; r0 < len; r0 += RF_ROWS) {
+        int64_t r1 = len - r0 < RF_ROWS ? len : r0 + RF_ROWS;
+        memset(blk, 0, sizeof blk);
+        for (int64_t r = r0; r < r1; r++) {
+            const float *row = x + r * inner;
+            int64_t j = 0;
+            for (; j + 8 <= ncols; j += 8) {
+                RfV8f v = rf_load8f(blk + j) + rf_load8f(row + j);
+                rf_store8f(blk + j, &v);
+            }
+            for (; j < ncols; j++)
+                blk[j] += row[j];
+        }
+        int64_t j = 0;
+        for (; j + 4 <= ncols; j += 4) {
+            RfV4d v = rf_load4d(tot + j) + rf_load4d_f32(blk + j);
+            rf_store4d(tot + j, &v);
+        }
+        for (; j < ncols; j++)
+            tot[j] += blk[j];
     }
-DEFINE_COL_SUM(float)
-DEFINE_COL_SUM(double)
+    memcpy(y, tot, (size_t)ncols * sizeof *y);
+}
+
+RF_CLONES static void col_sum_double(const double *x, int64_t len, int64_t inner, int64_t ncols, double *y)
+{
+    double tot[RF_COLS], blk[RF_COLS];
+    memset(tot, 0, sizeof tot);
+    for (int64_t r0 = 0; r0 < len; r0 += RF_BLOCK) {
+        int64_t r1 = len - r0 < RF_BLOCK ? len : r0 + RF_BLOCK;
+        memset(blk, 0, sizeof blk);
+        for (int64_t r = r0; r < r1; r++) {
+            const double *row = x + r * inner;
+            int64_t j = 0;
+            for (; j + 4 <= ncols; j += 4) {
+                RfV4d v = rf_load4d(blk + j) + rf_load4d(row + j);
+                rf_store4d(blk + j, &v);
+            }
+            for (; j < ncols; j++)
+                blk[j] += row[j];
+        }
+        for (int64_t j = 0; j < ncols; j++)
+            tot[j] += blk[j];
+    }
+    memcpy(y, tot, (size_t)ncols * sizeof *y);
+}
 
 typedef struct SumJob {
     const void *x;
