@@ -318,30 +318,52 @@ RF_INLINE void store_y(float *y, int64_t i, int64_t n, const RfV8f *v)
 }
 
 /* One row, as PyTorch's vectorized last-dim softmax: max, exp(x - max) and
-** its sum (here in double lanes), then a multiply by 1 / sum, or for
-** log_softmax (x - max) - log(sum). */
+** its sum, then a multiply by 1 / sum, or for log_softmax
+** (x - max) - log(sum). */
 RF_CLONES static void softmax_row(const float *x, int64_t n, bool want_log, float *y)
 {
-    RfV8f mv = rf_splat8f(-INFINITY);
-    for (int64_t i = 0; i < n; i += 8) {
-        RfV8f v = load_x(x, i, n);
+    RfV8f mv = rf_splat8f(-INFINITY), mw = mv; /* two chains: the compares' latency */
+    int64_t t = 0;
+    for (; t + 16 <= n; t += 16) {
+        RfV8f v = rf_load8f(x + t), w = rf_load8f(x + t + 8);
+        mv = rf_max_nan8f(&mv, &v);
+        mw = rf_max_nan8f(&mw, &w);
+    }
+    for (; t < n; t += 8) {
+        RfV8f v = load_x(x, t, n);
         mv = rf_max_nan8f(&mv, &v);
     }
     float m = -INFINITY;
     for (int k = 0; k < 8; k++)
-        m = rf_max_nanf(m, mv[k]);
+        m = rf_max_nanf(rf_max_nanf(m, mv[k]), mw[k]);
     RfV8f mm = rf_splat8f(m);
-    RfV4d s0 = {0, 0, 0, 0}, s1 = s0;
-    for (int64_t i = 0; i < n; i += 8) {
-        RfV8f e = load_x(x, i, n) - mm;
-        e = rf_exp8f(&e);
-        if (!want_log)
-            store_y(y, i, n, &e);
-        s0 += RF_LO4D(e);
-        s1 += RF_HI4D(e);
+    /* the exps of each block summed in two float vectors (a lane adds at
+    ** most RF_BLOCK / 16 values, as block_sum_float), the blocks in double */
+    double s = 0;
+    for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
+        int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK, i = b0;
+        RfV8f a0 = rf_splat8f(0.0f), a1 = a0;
+        for (; i + 16 <= b1; i += 16) {
+            RfV8f e0 = rf_load8f(x + i) - mm, e1 = rf_load8f(x + i + 8) - mm;
+            e0 = rf_exp8f(&e0);
+            e1 = rf_exp8f(&e1);
+            if (!want_log) {
+                rf_store8f(y + i, &e0);
+                rf_store8f(y + i + 8, &e1);
+            }
+            a0 += e0;
+            a1 += e1;
+        }
+        for (; i < b1; i += 8) {
+            RfV8f e = load_x(x, i, b1) - mm;
+            e = rf_exp8f(&e);
+            if (!want_log)
+                store_y(y, i, b1, &e);
+            a0 += e;
+        }
+        a0 += a1;
+        s += (double)(((a0[0] + a0[4]) + (a0[1] + a0[5])) + ((a0[2] + a0[6]) + (a0[3] + a0[7])));
     }
-    s0 += s1;
-    double s = (s0[0] + s0[1]) + (s0[2] + s0[3]);
     if (want_log) {
         RfV8f ls = rf_splat8f((float)log(s));
         for (int64_t i = 0; i < n; i += 8) {
