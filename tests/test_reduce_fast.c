@@ -1,7 +1,7 @@
 /*
-** test_reduce_fast.c -- the vectorized fast paths of sum / mean, softmax
-** and layer norm (interp/ops/reduce_fast.c) and float32 max pooling
-** (interp/ops/nn_pool.c) against the plain reference
+** test_reduce_fast.c -- the vectorized fast paths of sum / mean, softmax,
+** layer norm and batch norm in evaluation (interp/ops/reduce_fast.c) and of
+** float32 max pooling (interp/ops/nn_pool.c) against the plain reference
 ** loops, on many shapes, and their bits for 1, 2 and 4 threads; the float
 ** exp they use against libm's.
 */
@@ -267,6 +267,36 @@ START_TEST(test_max_pool_matches_reference)
 }
 END_TEST
 
+START_TEST(test_batch_norm_eval_matches_reference)
+{
+    static const Shape shapes[] = {{4, {2, 3, 5, 7}}, {2, {4, 6}}, {3, {3, 16, 1}}, {4, {8, 64, 14, 14}}};
+    for (size_t s = 0; s < sizeof shapes / sizeof *shapes; s++)
+        for (int affine = 0; affine < 2; affine++) {
+            const Shape *sh = &shapes[s];
+            int64_t C[1] = {sh->sizes[1]};
+            Tensor *x = filled(DT_F32, sh->ndim, sh->sizes, s + 61), *w = filled(DT_F32, 1, C, s + 62),
+                   *b = filled(DT_F32, 1, C, s + 63), *rm = filled(DT_F32, 1, C, s + 64),
+                   *rv = filled(DT_F32, 1, C, s + 65);
+            float *v = tensor_data(rv);
+            for (int64_t i = 0; i < C[0]; i++)
+                v[i] = v[i] * v[i] + 0.1f; /* variances */
+            char what[128];
+            snprintf(what, sizeof what, "batch_norm eval shape %zu affine %d", s, affine);
+            Value vals[8] = {value_tensor(x), affine ? value_tensor(w) : value_none(),
+                             affine ? value_tensor(b) : value_none(), value_tensor(rm), value_tensor(rv),
+                             value_bool(false), value_float(0.1), value_float(1e-5)};
+            check_op(what, "aten.native_batch_norm.default", 8, vals, 0);
+            Value legit[7] = {vals[0], vals[1], vals[2], vals[3], vals[4], vals[6], vals[7]};
+            check_op(what, "aten._native_batch_norm_legit_no_training.default", 7, legit, 0);
+            tensor_unref(x);
+            tensor_unref(w);
+            tensor_unref(b);
+            tensor_unref(rm);
+            tensor_unref(rv);
+        }
+}
+END_TEST
+
 /* ulps between two floats of the same sign */
 static int64_t ulps(float a, float b)
 {
@@ -303,6 +333,7 @@ Suite *suite_reduce_fast(void)
     tcase_add_test(tc, test_softmax_matches_reference);
     tcase_add_test(tc, test_layer_norm_matches_reference);
     tcase_add_test(tc, test_max_pool_matches_reference);
+    tcase_add_test(tc, test_batch_norm_eval_matches_reference);
     suite_add_tcase(s, tc);
     return s;
 }

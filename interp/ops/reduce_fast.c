@@ -508,3 +508,37 @@ void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float
     LnJob j = {x, w, b, n, eps, y, mean, rstd};
     ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
 }
+
+/* ---- per-channel affine (batch norm in evaluation) ---------------------------- */
+
+typedef struct AffineJob {
+    const float *x, *alpha, *beta;
+    int64_t C, L;
+    float *y;
+} AffineJob;
+
+RF_CLONES static void affine_plane(const float *x, int64_t L, float a, float b, float *y)
+{
+    RfV8f av = rf_splat8f(a), bv = rf_splat8f(b);
+    int64_t i = 0;
+    for (; i + 8 <= L; i += 8) {
+        RfV8f v = rf_load8f(x + i) * av + bv;
+        rf_store8f(y + i, &v);
+    }
+    for (; i < L; i++)
+        y[i] = x[i] * a + b;
+}
+
+static void affine_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    AffineJob *j = ctx;
+    for (int64_t p = begin; p < end; p++)
+        affine_plane(j->x + p * j->L, j->L, j->alpha[p % j->C], j->beta[p % j->C], j->y + p * j->L);
+}
+
+void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_t L, const float *alpha,
+                               const float *beta, float *y)
+{
+    AffineJob j = {x, alpha, beta, C, L, y};
+    ep_parallel_for(planes, grain_for(L), affine_chunk, &j);
+}
