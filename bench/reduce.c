@@ -103,6 +103,14 @@ int main(int argc, char **argv)
         value_clear(&vals[1]);
     }
     {
+        Value vals[3] = {x, ints(1, dl), value_bool(false)};
+        row("amax 1024^2 dim -1", "aten.amax.default", 3, vals);
+        value_clear(&vals[1]);
+        vals[1] = ints(1, d0);
+        row("amax 1024^2 dim 0", "aten.amax.default", 3, vals);
+        value_clear(&vals[1]);
+    }
+    {
         Value vals[3] = {x, value_int(-1), value_bool(false)};
         row("softmax 1024^2 dim -1", "aten._softmax.default", 3, vals);
         row("log_softmax 1024^2 dim -1", "aten._log_softmax.default", 3, vals);
@@ -120,6 +128,25 @@ int main(int argc, char **argv)
         value_clear(&v2[1]);
         tensor_unref(w);
         tensor_unref(b);
+    }
+    {
+        int64_t img[4] = {8, 64, 56, 56}, c1[1] = {64}, k[2] = {3, 3}, st[2] = {2, 2}, pad[2] = {1, 1}, dil[2] = {1, 1};
+        Tensor *im = randn(4, img), *w = randn(1, c1), *b = randn(1, c1), *rm = randn(1, c1), *rv = randn(1, c1);
+        float *pv = tensor_data(rv);
+        for (int i = 0; i < 64; i++)
+            pv[i] = pv[i] * pv[i] + 0.5f;
+        Value mp[6] = {value_tensor(im), ints(2, k), ints(2, st), ints(2, pad), ints(2, dil), value_bool(false)};
+        row("max_pool2d 8x64x56x56 k3 s2 p1", "aten.max_pool2d_with_indices.default", 6, mp);
+        for (int i = 1; i < 5; i++)
+            value_clear(&mp[i]);
+        Value bn[7] = {value_tensor(im), value_tensor(w), value_tensor(b), value_tensor(rm), value_tensor(rv),
+                       value_float(0.1), value_float(1e-5)};
+        row("batch_norm eval 8x64x56x56", "aten._native_batch_norm_legit_no_training.default", 7, bn);
+        tensor_unref(im);
+        tensor_unref(w);
+        tensor_unref(b);
+        tensor_unref(rm);
+        tensor_unref(rv);
     }
     tensor_unref(v);
     tensor_unref(a);

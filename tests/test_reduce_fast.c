@@ -1,5 +1,5 @@
 /*
-** test_reduce_fast.c -- the vectorized fast paths of sum / mean, softmax,
+** test_reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin, softmax,
 ** layer norm and batch norm in evaluation (interp/ops/reduce_fast.c) and of
 ** float32 max pooling (interp/ops/nn_pool.c) against the plain reference
 ** loops, on many shapes, and their bits for 1, 2 and 4 threads; the float
@@ -297,6 +297,51 @@ START_TEST(test_batch_norm_eval_matches_reference)
 }
 END_TEST
 
+/* amax / amin pick a value: the fast bits equal the reference's, NaNs and
+** the sign of a zero extreme included. */
+START_TEST(test_extremes_same_bits_as_reference)
+{
+    for (size_t s = 0; s < sizeof SHAPES / sizeof *SHAPES; s++) {
+        const Shape *sh = &SHAPES[s];
+        if (shape_numel(sh->ndim, sh->sizes) == 0)
+            continue;
+        for (int variant = 0; variant < 3; variant++) {
+            Tensor *x = filled(DT_F32, sh->ndim, sh->sizes, s + 71);
+            float *p = tensor_data(x);
+            int64_t n = tensor_numel(x);
+            for (int64_t i = 0; i < n; i++) {
+                if (variant == 1) /* all values <= 0, zeros of both signs: a zero is the max */
+                    p[i] = (i * 7) % 5 == 0 ? (i % 2 ? -0.0f : 0.0f) : -fabsf(p[i]);
+                if (variant == 2 && i % 97 == 13)
+                    p[i] = NAN;
+            }
+            for (int d = -sh->ndim - 1; d < sh->ndim; d++) {
+                const char *ops[2] = {"aten.amax.default", "aten.amin.default"};
+                for (int o = 0; o < 2; o++) {
+                    int64_t dims[1] = {d};
+                    Value vals[3] = {value_tensor(x), d < -sh->ndim ? int_list(0, dims) : int_list(1, dims),
+                                     value_bool(false)};
+                    Tensor *ref = call_op(ops[o], 3, vals, false, 0);
+                    for (int threads = 1; threads <= 2; threads++) {
+                        ep_set_threads(threads);
+                        Tensor *fast = call_op(ops[o], 3, vals, true, 0);
+                        ck_assert_msg(tensor_nbytes(fast) == tensor_nbytes(ref) &&
+                                          memcmp(tensor_data(fast), tensor_data(ref), tensor_nbytes(ref)) == 0,
+                                      "%s shape %zu variant %d dim %d threads %d: bits differ", ops[o], s, variant,
+                                      d, threads);
+                        tensor_unref(fast);
+                    }
+                    ep_set_threads(0);
+                    tensor_unref(ref);
+                    value_clear(&vals[1]);
+                }
+            }
+            tensor_unref(x);
+        }
+    }
+}
+END_TEST
+
 /* ulps between two floats of the same sign */
 static int64_t ulps(float a, float b)
 {
@@ -334,6 +379,7 @@ Suite *suite_reduce_fast(void)
     tcase_add_test(tc, test_layer_norm_matches_reference);
     tcase_add_test(tc, test_max_pool_matches_reference);
     tcase_add_test(tc, test_batch_norm_eval_matches_reference);
+    tcase_add_test(tc, test_extremes_same_bits_as_reference);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -542,3 +542,108 @@ void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_
     AffineJob j = {x, alpha, beta, C, L, y};
     ep_parallel_for(planes, grain_for(L), affine_chunk, &j);
 }
+
+/* ---- amax / amin ------------------------------------------------------------------ */
+
+/* The reference's answer for a run whose lanes found a NaN or a zero
+** extreme: the first NaN, else the first value equal to m (which picks the
+** sign of a zero as a sequential scan does). */
+static float extreme_fixup(const float *x, int64_t n, int64_t stride, float m)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (x[i * stride] != x[i * stride])
+            return x[i * stride];
+    for (int64_t i = 0; i < n; i++)
+        if (x[i * stride] == m)
+            return x[i * stride];
+    return m;
+}
+
+RF_INLINE RfV8f ext8f(const RfV8f *m, const RfV8f *v, bool want_max)
+{
+    return RF_SELECT8F(want_max ? *v > *m : *v < *m, *v, *m);
+}
+
+/* One contiguous run of n >= 1 values: eight lanes started at x[0], with a
+** lane-wise NaN flag. */
+RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
+{
+    RfV8f m = rf_splat8f(x[0]);
+    RfV8i nan = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        RfV8f v = rf_load8f(x + i);
+        nan |= v != v;
+        m = ext8f(&m, &v, want_max);
+    }
+    float r = m[0];
+    for (int k = 1; k < 8; k++)
+        r = want_max ? (m[k] > r ? m[k] : r) : (m[k] < r ? m[k] : r);
+    bool any_nan = false;
+    for (int k = 0; k < 8; k++)
+        any_nan |= nan[k] != 0;
+    for (; i < n; i++) {
+        any_nan |= x[i] != x[i];
+        r = want_max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
+    }
+    return any_nan || r == 0 ? extreme_fixup(x, n, 1, r) : r;
+}
+
+/* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner). */
+RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max,
+                                   float *y)
+{
+    float m[RF_COLS];
+    int32_t nan[RF_COLS];
+    memcpy(m, x, (size_t)ncols * sizeof *m);
+    memset(nan, 0, sizeof nan);
+    for (int64_t r = 0; r < len; r++) {
+        const float *row = x + r * inner;
+        int64_t j = 0;
+        for (; j + 8 <= ncols; j += 8) {
+            RfV8f a = rf_load8f(m + j), v = rf_load8f(row + j);
+            RfV8i f;
+            memcpy(&f, nan + j, sizeof f);
+            f |= v != v;
+            memcpy(nan + j, &f, sizeof f);
+            a = ext8f(&a, &v, want_max);
+            rf_store8f(m + j, &a);
+        }
+        for (; j < ncols; j++) {
+            nan[j] |= row[j] != row[j];
+            m[j] = want_max ? (row[j] > m[j] ? row[j] : m[j]) : (row[j] < m[j] ? row[j] : m[j]);
+        }
+    }
+    for (int64_t j = 0; j < ncols; j++)
+        y[j] = nan[j] || m[j] == 0 ? extreme_fixup(x + j, len, inner, m[j]) : m[j];
+}
+
+typedef struct ExtremeJob {
+    const float *x;
+    RfShape s;
+    bool want_max;
+    float *y;
+    int64_t strips;
+} ExtremeJob;
+
+static void extreme_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    ExtremeJob *j = ctx;
+    const RfShape s = j->s;
+    for (int64_t t = begin; t < end; t++) {
+        if (s.inner == 1) {
+            j->y[t] = extreme_row(j->x + t * s.len, s.len, j->want_max);
+            continue;
+        }
+        int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
+        extreme_cols(j->x + o * s.len * s.inner + j0, s.len, s.inner, s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS,
+                     j->want_max, j->y + o * s.inner + j0);
+    }
+}
+
+void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y)
+{
+    ExtremeJob j = {x, s, want_max, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
+    ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), extreme_chunk, &j);
+}

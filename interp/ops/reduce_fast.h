@@ -43,6 +43,11 @@ typedef float RfV4f __attribute__((vector_size(16)));
 void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
                             float *y, float *mean, float *rstd);
 
+/* amax (want_max) or amin of float32 x along the len axis of s into y, with
+** the reference's answers: a NaN if the run has one (the first), and of
+** equal extremes (+0 and -0) the first. */
+void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+
 /* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
 ** planes of L floats (evaluation-mode batch norm), in float. */
 void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_t L, const float *alpha,
@@ -134,6 +139,11 @@ void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y);
 ** of n values (w, b may be NULL), mean and rstd one float per row. */
 void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
                             float *y, float *mean, float *rstd);
+
+/* amax (want_max) or amin of float32 x along the len axis of s into y, with
+** the reference's answers: a NaN if the run has one (the first), and of
+** equal extremes (+0 and -0) the first. */
+void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
 
 /* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
 ** planes of L floats (evaluation-mode batch norm), in float. */
