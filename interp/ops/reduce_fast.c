@@ -559,26 +559,43 @@ static float extreme_fixup(const float *x, int64_t n, int64_t stride, float m)
     return m;
 }
 
+/* the larger (want_max) or smaller of each lane pair, m on ties and NaNs */
 RF_INLINE RfV8f ext8f(const RfV8f *m, const RfV8f *v, bool want_max)
 {
-    return RF_SELECT8F(want_max ? *v > *m : *v < *m, *v, *m);
+    RfV8i take = want_max ? *v > *m : *v < *m;
+    return (RfV8f)((RfV8i)*m ^ (((RfV8i)*m ^ (RfV8i)*v) & take));
 }
 
-/* One contiguous run of n >= 1 values: eight lanes started at x[0], with a
-** lane-wise NaN flag. */
-RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
+/* One contiguous run of n >= 1 values: four chains of eight lanes (the
+** compare-and-select latency) started at x[0], with a lane-wise NaN flag.
+** Which lane holds which value does not matter: only a NaN or a zero
+** could tell, and those are fixed up.  want_max is a constant in each of
+** the two inlined copies. */
+RF_INLINE float extreme_run(const float *x, int64_t n, bool want_max)
 {
-    RfV8f m = rf_splat8f(x[0]);
+    RfV8f m0 = rf_splat8f(x[0]), m1 = m0, m2 = m0, m3 = m0;
     RfV8i nan = {0, 0, 0, 0, 0, 0, 0, 0};
     int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        RfV8f v0 = rf_load8f(x + i), v1 = rf_load8f(x + i + 8), v2 = rf_load8f(x + i + 16),
+              v3 = rf_load8f(x + i + 24);
+        nan |= (v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3);
+        m0 = ext8f(&m0, &v0, want_max);
+        m1 = ext8f(&m1, &v1, want_max);
+        m2 = ext8f(&m2, &v2, want_max);
+        m3 = ext8f(&m3, &v3, want_max);
+    }
     for (; i + 8 <= n; i += 8) {
         RfV8f v = rf_load8f(x + i);
         nan |= v != v;
-        m = ext8f(&m, &v, want_max);
+        m0 = ext8f(&m0, &v, want_max);
     }
-    float r = m[0];
+    m0 = ext8f(&m0, &m1, want_max);
+    m2 = ext8f(&m2, &m3, want_max);
+    m0 = ext8f(&m0, &m2, want_max);
+    float r = m0[0];
     for (int k = 1; k < 8; k++)
-        r = want_max ? (m[k] > r ? m[k] : r) : (m[k] < r ? m[k] : r);
+        r = want_max ? (m0[k] > r ? m0[k] : r) : (m0[k] < r ? m0[k] : r);
     bool any_nan = false;
     for (int k = 0; k < 8; k++)
         any_nan |= nan[k] != 0;
@@ -589,9 +606,13 @@ RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
     return any_nan || r == 0 ? extreme_fixup(x, n, 1, r) : r;
 }
 
+RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
+{
+    return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+}
+
 /* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner). */
-RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max,
-                                   float *y)
+RF_INLINE void extreme_strip(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max, float *y)
 {
     float m[RF_COLS];
     int32_t nan[RF_COLS];
@@ -616,6 +637,15 @@ RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, i
     }
     for (int64_t j = 0; j < ncols; j++)
         y[j] = nan[j] || m[j] == 0 ? extreme_fixup(x + j, len, inner, m[j]) : m[j];
+}
+
+RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max,
+                                   float *y)
+{
+    if (want_max)
+        extreme_strip(x, len, inner, ncols, true, y);
+    else
+        extreme_strip(x, len, inner, ncols, false, y);
 }
 
 typedef struct ExtremeJob {
