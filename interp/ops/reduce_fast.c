@@ -1,8 +1,8 @@
 /*
-** reduce_fast.c -- the vectorized fast paths of sum / mean, softmax /
-** log_softmax and layer norm (declared in reduce_fast.h, which says when
-** kernels take them and why their bits do not depend on the CPU or the
-** thread count).
+** reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
+** softmax / log_softmax, layer norm and batch norm in evaluation (declared
+** in reduce_fast.h, which says when kernels take them and why their bits
+** do not depend on the CPU or the thread count).
 **
 ** A contiguous input is seen as [outer, len, inner] around the folded axis:
 **   - inner == 1 (the last dims fold): each result owns a contiguous run,
