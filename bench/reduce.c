@@ -113,6 +113,9 @@ int main(int argc, char **argv)
         vals[1] = ints(1, d0);
         row("amax 1024^2 dim 0", "aten.amax.default", 3, vals);
         value_clear(&vals[1]);
+        Value var[4] = {x, ints(1, dl), value_float(1), value_bool(false)};
+        row("var 1024^2 dim -1", "aten.var.correction", 4, var);
+        value_clear(&var[1]);
     }
     {
         Value vals[3] = {x, value_int(-1), value_bool(false)};

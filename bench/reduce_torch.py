@@ -22,6 +22,7 @@ cases = [
     ("mean 1024^2 dim 0", lambda: A.mean.dim(a, [0])),
     ("amax 1024^2 dim -1", lambda: A.amax.default(a, [-1])),
     ("amax 1024^2 dim 0", lambda: A.amax.default(a, [0])),
+    ("var 1024^2 dim -1", lambda: A.var.correction(a, [-1], correction=1)),
     ("softmax 1024^2 dim -1", lambda: A._softmax.default(a, -1, False)),
     ("log_softmax 1024^2 dim -1", lambda: A._log_softmax.default(a, -1, False)),
     ("softmax 1024^2 dim 0", lambda: A._softmax.default(a, 0, False)),

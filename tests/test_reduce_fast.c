@@ -1,9 +1,10 @@
 /*
-** test_reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin, softmax,
-** layer norm and batch norm in evaluation (interp/ops/reduce_fast.c) and of
-** float32 max pooling (interp/ops/nn_pool.c) against the plain reference
-** loops, on many shapes, and their bits for 1, 2 and 4 threads; the float
-** exp they use against libm's.
+** test_reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
+** var / std, softmax, layer norm and batch norm in evaluation
+** (interp/ops/reduce_fast.c) and of float32 max pooling
+** (interp/ops/nn_pool.c) against the plain reference loops, on many shapes,
+** and their bits for 1, 2 and 4 threads; the float exp they use against
+** libm's.
 */
 #include <math.h>
 #include <string.h>
@@ -143,6 +144,21 @@ START_TEST(test_sums_match_reference)
                                  keep);
                         check_op(what, "aten.sum.dim_IntList", 3, vals, 0);
                         check_op(what, "aten.mean.dim", 3, vals, 0);
+                        value_clear(&vals[1]);
+                    }
+                if (!view) /* var / std over the last dim and over everything */
+                    for (int every = 0; every < 2; every++) {
+                        int64_t dims[1] = {-1};
+                        Value vals[4] = {value_tensor(x), every ? value_none() : int_list(1, dims), value_float(1),
+                                         value_bool(false)};
+                        snprintf(what, sizeof what, "var/std shape %zu dtype %d every dim %d", s, dt, every);
+                        if (sh->ndim > 0 || every) {
+                            sum_atol = 1e-6;
+                            check_op(what, "aten.var.correction", 4, vals, 0);
+                            check_op(what, "aten.std_mean.correction", 4, vals, 0);
+                            check_op(what, "aten.std_mean.correction", 4, vals, 1);
+                            sum_atol = 1e-3;
+                        }
                         value_clear(&vals[1]);
                     }
                 if (sh->ndim >= 3) {

@@ -1,8 +1,8 @@
 /*
 ** reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
-** softmax / log_softmax, layer norm and batch norm in evaluation (declared
-** in reduce_fast.h, which says when kernels take them and why their bits
-** do not depend on the CPU or the thread count).
+** var / std, softmax / log_softmax, layer norm and batch norm in
+** evaluation (declared in reduce_fast.h, which says when kernels take them
+** and why their bits do not depend on the CPU or the thread count).
 **
 ** A contiguous input is seen as [outer, len, inner] around the folded axis:
 **   - inner == 1 (the last dims fold): each result owns a contiguous run,
@@ -458,14 +458,11 @@ typedef struct LnJob {
     float *y, *mean, *rstd;
 } LnJob;
 
-/* One row: mean and biased variance in double (two passes, as the
-** reference), then ((x - mean) * rstd) rounded to float, times w plus b in
-** float, as PyTorch applies its affine parameters. */
-RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
+/* The mean of n >= 1 floats (the sum's cascade) and the sum of their
+** squared deviations from it in double lanes: two passes, as the reference
+** loops. */
+RF_INLINE void row_moments(const float *x, int64_t n, double *mean, double *m2)
 {
-    const int64_t n = j->n;
-    const float *x = j->x + r * n;
-    float *y = j->y + r * n;
     /* one block is its own cascade: the same bits as row_sum_float */
     double mu = (n <= RF_BLOCK ? block_sum_float(x, n) : row_sum_float(x, n)) / (double)n;
     RfV4d mv = {mu, mu, mu, mu}, a = {0, 0, 0, 0}, c = a;
@@ -479,11 +476,25 @@ RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
     double sq = (a[0] + a[1]) + (a[2] + a[3]);
     for (; i < n; i++)
         sq += (x[i] - mu) * (x[i] - mu);
+    *mean = mu;
+    *m2 = sq;
+}
+
+/* One row: mean and biased variance in double (row_moments), then
+** ((x - mean) * rstd) rounded to float, times w plus b in float, as
+** PyTorch applies its affine parameters. */
+RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
+{
+    const int64_t n = j->n;
+    const float *x = j->x + r * n;
+    float *y = j->y + r * n;
+    double mu, sq;
+    row_moments(x, n, &mu, &sq);
     double var = sq / (double)n, rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
     j->mean[r] = (float)mu;
     j->rstd[r] = (float)rs;
-    RfV4d rv = {rs, rs, rs, rs};
-    for (i = 0; i < n; i += 8) {
+    RfV4d mv = {mu, mu, mu, mu}, rv = {rs, rs, rs, rs};
+    for (int64_t i = 0; i < n; i += 8) {
         RfV8f xv = load_x(x, i, n);
         RfV4f t0 = __builtin_convertvector((RF_LO4D(xv) - mv) * rv, RfV4f);
         RfV4f t1 = __builtin_convertvector((RF_HI4D(xv) - mv) * rv, RfV4f);
@@ -507,6 +518,27 @@ void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float
 {
     LnJob j = {x, w, b, n, eps, y, mean, rstd};
     ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
+}
+
+/* ---- var / std ------------------------------------------------------------------- */
+
+typedef struct MomentsJob {
+    const float *x;
+    int64_t n;
+    double *mean, *m2;
+} MomentsJob;
+
+RF_CLONES static void moments_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    MomentsJob *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        row_moments(j->x + r * j->n, j->n, &j->mean[r], &j->m2[r]);
+}
+
+void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2)
+{
+    MomentsJob j = {x, n, mean, m2};
+    ep_parallel_for(rows, grain_for(n * 2), moments_chunk, &j);
 }
 
 /* ---- per-channel affine (batch norm in evaluation) ---------------------------- */

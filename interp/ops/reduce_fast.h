@@ -1,8 +1,8 @@
 /*
 ** reduce_fast.h -- the vectorized fast paths of the reduce family and the
-** norms: sums, means, amax / amin, softmax, layer norm and batch norm in
-** evaluation straight from a contiguous input, without gathering rows
-** (interp/ops/reduce_fast.c).
+** norms: sums, means, amax / amin, var / std, softmax, layer norm and
+** batch norm in evaluation straight from a contiguous input, without
+** gathering rows (interp/ops/reduce_fast.c).
 **
 ** The plain loops of reduce.c / reduce_softmax.c / nn_norm.c stay the
 ** reference; a kernel takes a fast path only when reduce_fast_enabled(c)
@@ -48,6 +48,10 @@ void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float
 ** the reference's answers: a NaN if the run has one (the first), and of
 ** equal extremes (+0 and -0) the first. */
 void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+
+/* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
+** of n >= 1 float32 values, in double: var / std's two passes. */
+void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2);
 
 /* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
 ** planes of L floats (evaluation-mode batch norm), in float. */
@@ -145,6 +149,10 @@ void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float
 ** the reference's answers: a NaN if the run has one (the first), and of
 ** equal extremes (+0 and -0) the first. */
 void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+
+/* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
+** of n >= 1 float32 values, in double: var / std's two passes. */
+void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2);
 
 /* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
 ** planes of L floats (evaluation-mode batch norm), in float. */
