@@ -110,7 +110,7 @@ static void print_copies(const Model *m)
     if (ncopied > SHOWN)
         printf("    ... %d more copied\n", ncopied - SHOWN);
     if (ncopied)
-        printf("    %d of %d weights copied into memory, the rest read in place\n", ncopied, nweights);
+        printf("    %d of %d weights copied into memory (each read when a node first needs it)\n", ncopied, nweights);
 }
 
 static const char *human_bytes(size_t n, char *buf, size_t cap)
@@ -419,6 +419,16 @@ static cJSON *info_json(const Interp *ip, bool shapes)
     cJSON_AddNumberToObject(wj, "constants", w.nconstants);
     cJSON_AddNumberToObject(wj, "elements", (double)w.elements);
     cJSON_AddNumberToObject(wj, "bytes", (double)w.bytes);
+    cJSON_AddBoolToObject(wj, "in_place", m->weights_in_place);
+    cJSON *copied = cJSON_AddObjectToObject(wj, "copied"); /* FQN -> why */
+    const StrMap *maps[2] = {&m->weights, &m->constants};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < maps[k]->n; i++) {
+            const Weight *wt = maps[k]->entries[i].value;
+            const char *why = model_copy_reason(m, wt->t);
+            if (why)
+                cJSON_AddStringToObject(copied, maps[k]->entries[i].key, why);
+        }
     cJSON_AddBoolToObject(o, "sample_inputs", m->sample_inputs != NULL);
     cJSON_AddNumberToObject(o, "nodes", interp_num_nodes(ip));
     int nops;
