@@ -6,6 +6,8 @@
 #ifndef EP_STRMAP_H
 #define EP_STRMAP_H
 
+#include <stdint.h>
+
 #include <stddef.h>
 
 typedef struct StrMapEntry {
@@ -16,7 +18,10 @@ typedef struct StrMapEntry {
 typedef struct StrMap {
     StrMapEntry *entries; /* in insertion order */
     int n, cap;
-    int *slots;           /* hash slots: index into entries or -1 */
+    struct StrMapSlot {
+        int index;     /* into entries, or -1 */
+        uint32_t hash; /* the key's, so most probes need no strcmp */
+    } *slots;
     size_t nslots;
 } StrMap;
 
