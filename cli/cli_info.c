@@ -109,8 +109,10 @@ static void print_copies(const Model *m)
         }
     if (ncopied > SHOWN)
         printf("    ... %d more copied\n", ncopied - SHOWN);
-    if (ncopied)
-        printf("    %d of %d weights copied into memory (each read when a node first needs it)\n", ncopied, nweights);
+    if (ncopied == nweights)
+        printf("    all %d weights copied into memory\n", nweights);
+    else if (ncopied)
+        printf("    %d of %d weights copied into memory, the others read in place\n", ncopied, nweights);
 }
 
 static const char *human_bytes(size_t n, char *buf, size_t cap)
