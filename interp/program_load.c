@@ -883,9 +883,9 @@ static int later_definer(const Graph *g, int from, const char *name)
 static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
 {
     GraphCheck gc = {.node = -1, .fault = GC_OK};
-    strmap_init(&gc.defined);
+    strmap_init_borrowed(&gc.defined);
     StrMap names;
-    strmap_init(&names);
+    strmap_init_borrowed(&names);
     EpStatus rc = EP_OK;
     SUB(np, p, "nodes");
     for (int i = 0; i < g->ninputs && gc.fault == GC_OK; i++)

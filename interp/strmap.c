@@ -27,16 +27,25 @@ void strmap_init(StrMap *m)
     memset(m, 0, sizeof *m);
 }
 
+void strmap_init_borrowed(StrMap *m)
+{
+    strmap_init(m);
+    m->borrowed_keys = true;
+}
+
 void strmap_free(StrMap *m, void (*free_value)(void *))
 {
+    bool borrowed = m->borrowed_keys;
     for (int i = 0; i < m->n; i++) {
-        free(m->entries[i].key);
+        if (!borrowed)
+            free(m->entries[i].key);
         if (free_value)
             free_value(m->entries[i].value);
     }
     free(m->entries);
     free(m->slots);
     strmap_init(m);
+    m->borrowed_keys = borrowed;
 }
 
 static void rehash(StrMap *m, size_t nslots)
@@ -93,7 +102,7 @@ void *strmap_put(StrMap *m, const char *key, void *value)
         m->cap = m->cap ? 2 * m->cap : 16;
         m->entries = ep_xrealloc(m->entries, (size_t)m->cap * sizeof *m->entries);
     }
-    m->entries[m->n].key = ep_xstrdup(key);
+    m->entries[m->n].key = m->borrowed_keys ? (char *)key : ep_xstrdup(key);
     m->entries[m->n].value = value;
     m->n++;
     /* keep the load factor at or below one half */
