@@ -218,7 +218,7 @@ typedef struct ConvCase {
 static const ConvCase CONVS[] = {
     {"3x3, several tiles", {2, 16, 40, 40}, {24, 16, 3, 3}, 1, 1, 1},
     {"3x3 strided", {1, 8, 45, 37}, {12, 8, 3, 3}, 2, 1, 1},
-    {"1x1", {2, 32, 48, 48}, {40, 32, 1, 1}, 1, 0, 1},
+    {"1x1 in several tiles", {1, 8, 120, 400}, {24, 8, 1, 1}, 1, 0, 1},
     {"grouped", {1, 16, 40, 40}, {32, 4, 3, 3}, 1, 1, 4},
     {"depthwise", {2, 48, 43, 41}, {48, 1, 3, 3}, 1, 1, 48},
     {"depthwise strided 5x5", {1, 32, 40, 40}, {32, 1, 5, 5}, 2, 2, 32},
@@ -271,6 +271,18 @@ START_TEST(test_linear_same_for_any_thread_count)
     static const char *const names[] = {"input", "weight", "bias"};
     check_kernel("linear", "aten.linear.default", 3, names, vals);
     for (int i = 0; i < 3; i++)
+        value_clear(&vals[i]);
+}
+END_TEST
+
+START_TEST(test_bmm_same_for_any_thread_count)
+{
+    /* small products, several to a chunk of the pool */
+    int64_t as[3] = {300, 32, 48}, bs[3] = {300, 48, 40};
+    Value vals[2] = {value_tensor(randn(3, as, 9)), value_tensor(randn(3, bs, 10))};
+    static const char *const names[] = {"self", "mat2"};
+    check_kernel("bmm", "aten.bmm.default", 2, names, vals);
+    for (int i = 0; i < 2; i++)
         value_clear(&vals[i]);
 }
 END_TEST
@@ -354,6 +366,7 @@ Suite *suite_threads(void)
     tcase_add_loop_test(tc, test_conv_same_for_any_thread_count, 0, (int)(sizeof CONVS / sizeof CONVS[0]));
     tcase_add_loop_test(tc, test_mm_same_for_any_thread_count, 0, (int)(sizeof MMS / sizeof MMS[0]));
     tcase_add_test(tc, test_linear_same_for_any_thread_count);
+    tcase_add_test(tc, test_bmm_same_for_any_thread_count);
     tcase_add_loop_test(tc, test_cli_threads_same_values, 0, nex);
     tcase_add_test(tc, test_cli_bad_thread_count);
     suite_add_tcase(s, tc);

@@ -9,6 +9,7 @@
 
 #include <cblas.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -302,6 +303,42 @@ static bool rows_fold(int nb, const int64_t *bshape, const int64_t *st, int64_t 
     return true;
 }
 
+/* The products of a batch that does not fold into one GEMM: product bi
+** reads A and B at the offsets of its batch index. */
+typedef struct BatchJob {
+    bool use_blas;
+    DType ct;
+    int nb;
+    const int64_t *bshape, *sa, *sb;
+    int64_t m, n, k;
+    NnMat a, b;
+    char *c;
+    double alpha, beta;
+    atomic_int failed; /* set once, by the first product that fails ... */
+    EpError err;       /* ... which alone writes its message here */
+} BatchJob;
+
+static void batch_items(void *ctx, int64_t begin, int64_t end)
+{
+    BatchJob *j = ctx;
+    const int es = dtype_size(j->ct);
+    for (int64_t bi = begin; bi < end; bi++) {
+        int64_t oa = 0, ob = 0, rest = bi;
+        for (int i = j->nb - 1; i >= 0; i--) {
+            int64_t idx = rest % j->bshape[i];
+            rest /= j->bshape[i];
+            oa += idx * j->sa[i];
+            ob += idx * j->sb[i];
+        }
+        NnMat ma = {(char *)j->a.data + oa * es, j->a.rs, j->a.cs}, mb = {(char *)j->b.data + ob * es, j->b.rs, j->b.cs};
+        NnMat mc = {j->c + bi * j->m * j->n * es, j->n, 1};
+        EpError err = {0};
+        if (nn_gemm(j->use_blas, j->ct, j->m, j->n, j->k, j->alpha, ma, mb, j->beta, mc, &err) &&
+            atomic_exchange(&j->failed, 1) == 0)
+            j->err = err;
+    }
+}
+
 EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha, double beta)
 {
     const DType ct = nn_gemm_type(out->dtype);
@@ -332,7 +369,6 @@ EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha,
     int64_t sa[EP_MAX_DIMS], sb[EP_MAX_DIMS];
     batch_strides(A, nb, bshape, sa);
     batch_strides(B, nb, bshape, sb);
-    const int es = dtype_size(ct);
     char *pa = tensor_data(A), *pb = tensor_data(B), *pc = tensor_data(C);
     const int64_t a_rs = A->strides[A->ndim - 2], a_cs = A->strides[A->ndim - 1];
     const int64_t b_rs = B->strides[B->ndim - 2], b_cs = B->strides[B->ndim - 1];
@@ -348,21 +384,18 @@ EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha,
         NnMat ma = {pa, a_rs, a_cs}, mb = {pb, b_rs, b_cs}, mc = {pc, n, 1};
         rc = nn_gemm(c->cfg->use_blas, ct, m * nbatch, n, k, alpha, ma, mb, beta, mc, c->err);
     } else {
-        int64_t idx[EP_MAX_DIMS] = {0};
-        for (int64_t bi = 0; bi < nbatch && rc == EP_OK; bi++) {
-            int64_t oa = 0, ob = 0;
-            for (int i = 0; i < nb; i++) {
-                oa += idx[i] * sa[i];
-                ob += idx[i] * sb[i];
-            }
-            NnMat ma = {pa + oa * es, a_rs, a_cs}, mb = {pb + ob * es, b_rs, b_cs};
-            NnMat mc = {pc + bi * m * n * es, n, 1};
-            rc = nn_gemm(c->cfg->use_blas, ct, m, n, k, alpha, ma, mb, beta, mc, c->err);
-            for (int i = nb - 1; i >= 0; i--) {
-                if (++idx[i] < bshape[i])
-                    break;
-                idx[i] = 0;
-            }
+        BatchJob j = {.use_blas = c->cfg->use_blas, .ct = ct, .nb = nb, .bshape = bshape, .sa = sa, .sb = sb,
+                      .m = m, .n = n, .k = k, .a = {pa, a_rs, a_cs}, .b = {pb, b_rs, b_cs}, .c = pc,
+                      .alpha = alpha, .beta = beta};
+        atomic_init(&j.failed, 0);
+        /* small products: several per chunk of the pool; big ones (or the
+        ** reference loops): one after the other, each cut into blocks */
+        int64_t work = m * n * k;
+        int64_t grain = !j.use_blas || work >= GEMM_BLOCK_WORK ? nbatch : GEMM_BLOCK_WORK / (work > 0 ? work : 1) + 1;
+        ep_parallel_for(nbatch, grain, batch_items, &j);
+        if (atomic_load(&j.failed)) {
+            *c->err = j.err;
+            rc = j.err.code ? j.err.code : EP_ERR_EXEC;
         }
     }
     if (rc == EP_OK && C != out)
