@@ -267,32 +267,56 @@ static void conv_direct(DType ct, const ConvGeom *g, const void *X, const void *
 
 /* ---- BLAS path: im2col / col2im around GEMMs -------------------------------------- */
 
+/* The outputs [lo, hi) of a row of OW whose input column ow * stride + off
+** lies inside a row of IW (lo >= hi: none). */
+static void conv_valid_run(int64_t OW, int64_t IW, int64_t stride, int64_t off, int64_t *lo, int64_t *hi)
+{
+    *lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    *hi = IW - 1 - off < 0 ? 0 : (IW - 1 - off) / stride + 1;
+    if (*hi > OW)
+        *hi = OW;
+}
+
 /* cols[(ci, kd, kh, kw), t - t0] = x[ci, id, ih, iw] (or 0 in the padding)
 ** for the output positions t = (od, oh, ow) in [t0, t1): one tile of the
-** im2col matrix, walked in runs along ow.  Only element size matters for a
-** copy, so it is stamped for 4- and 8-byte elements. */
+** im2col matrix, walked in runs along ow, each run zeros, a copy (a plain
+** one when unstrided) and zeros.  Only element size matters for a copy,
+** so it is stamped for 4- and 8-byte elements. */
 #define IM2COL(NAME, E)                                                                                    \
     static void NAME(const ConvGeom *g, int64_t nch, const E *x, int64_t t0, int64_t t1, E *cols)       \
     {                                                                                                    \
-        const int64_t OW = g->out[2], OHW = g->out[1] * OW;                                              \
+        const int64_t OW = g->out[2], OHW = g->out[1] * OW, IW = g->in[2], sw = g->stride[2];            \
         E *dst = cols;                                                                                   \
         for (int64_t ci = 0; ci < nch; ci++)                                                             \
             for (int64_t kd = 0; kd < g->k[0]; kd++)                                                     \
                 for (int64_t kh = 0; kh < g->k[1]; kh++)                                                 \
                     for (int64_t kw = 0; kw < g->k[2]; kw++) {                                           \
                         const E *xc = x + ci * prod3(g->in);                                             \
+                        const int64_t off = kw * g->dil[2] - g->pad_lo[2];                               \
+                        int64_t lo, hi;                                                                  \
+                        conv_valid_run(OW, IW, sw, off, &lo, &hi);                                       \
                         for (int64_t t = t0; t < t1;) {                                                  \
                             int64_t od = t / OHW, oh = t / OW % g->out[1], ow = t % OW;                  \
                             int64_t end = ow + (t1 - t) < OW ? ow + (t1 - t) : OW;                       \
                             int64_t id = od * g->stride[0] - g->pad_lo[0] + kd * g->dil[0];              \
                             int64_t ih = oh * g->stride[1] - g->pad_lo[1] + kh * g->dil[1];              \
                             bool in_dh = id >= 0 && id < g->in[0] && ih >= 0 && ih < g->in[1];           \
-                            const E *xrow = xc + (id * g->in[1] + ih) * g->in[2];                        \
+                            const E *xrow = xc + (id * g->in[1] + ih) * IW;                              \
+                            /* zeros in [ow, a), the input in [a, b), zeros in [b, end) */               \
+                            int64_t a = !in_dh ? end : lo < ow ? ow : lo < end ? lo : end;               \
+                            int64_t b = !in_dh || hi > end ? end : hi < a ? a : hi;                      \
                             t += end - ow;                                                               \
-                            for (; ow < end; ow++) {                                                     \
-                                int64_t iw = ow * g->stride[2] - g->pad_lo[2] + kw * g->dil[2];          \
-                                *dst++ = (in_dh && iw >= 0 && iw < g->in[2]) ? xrow[iw] : 0;             \
+                            for (; ow < a; ow++)                                                         \
+                                *dst++ = 0;                                                              \
+                            if (sw == 1 && b > ow) {                                                   \
+                                memcpy(dst, xrow + ow + off, (size_t)(b - ow) * sizeof(E));              \
+                                dst += b - ow;                                                           \
+                                ow = b;                                                                  \
                             }                                                                            \
+                            for (; ow < b; ow++)                                                         \
+                                *dst++ = xrow[ow * sw + off];                                            \
+                            for (; ow < end; ow++)                                                       \
+                                *dst++ = 0;                                                              \
                         }                                                                                \
                     }                                                                                    \
     }
@@ -338,12 +362,22 @@ COL2IM(col2im_f64, double, ADD_PLAIN)
 COL2IM(col2im_i64, int64_t, ADD_WRAP)
 
 /* Fill each of nch rows of len elements, ld elements apart, with bias[ch]
-** (element size es). */
+** (element size es, 4 or 8: typed stores, not a memcpy call per element). */
 static void fill_bias(int es, int64_t nch, int64_t len, int64_t ld, const char *bias, char *out)
 {
-    for (int64_t ch = 0; ch < nch; ch++)
-        for (int64_t i = 0; i < len; i++)
-            memcpy(out + (ch * ld + i) * es, bias + ch * es, (size_t)es);
+    for (int64_t ch = 0; ch < nch; ch++) {
+        if (es == 4) {
+            uint32_t v, *row = (uint32_t *)out + ch * ld;
+            memcpy(&v, bias + ch * 4, 4);
+            for (int64_t i = 0; i < len; i++)
+                row[i] = v;
+        } else {
+            uint64_t v, *row = (uint64_t *)out + ch * ld;
+            memcpy(&v, bias + ch * 8, 8);
+            for (int64_t i = 0; i < len; i++)
+                row[i] = v;
+        }
+    }
 }
 
 static bool is_pointwise(const ConvGeom *g)
@@ -455,10 +489,8 @@ static void depthwise_plane(const ConvGeom *g, const float *x, const float *w, c
                         const float wv = w[(kd * g->k[1] + kh) * g->k[2] + kw];
                         /* the outputs whose input column ow * sw + off is inside the row */
                         const int64_t off = kw * g->dil[2] - g->pad_lo[2];
-                        int64_t lo = off >= 0 ? 0 : (-off + sw - 1) / sw;
-                        int64_t hi = IW - 1 - off < 0 ? 0 : (IW - 1 - off) / sw + 1;
-                        if (hi > OW)
-                            hi = OW;
+                        int64_t lo, hi;
+                        conv_valid_run(OW, IW, sw, off, &lo, &hi);
                         if (lo >= hi)
                             continue;
                         if (sw == 1)
