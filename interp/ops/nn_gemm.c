@@ -15,16 +15,15 @@
 
 #include "interp/parallel.h"
 
-/* Threads.  OpenBLAS always runs on one thread: its threaded sgemm splits
-** the output differently for each thread count and the edge tiles of its
-** kernels sum in another order, so results change with --threads (checked
-** with memcmp on 0.3.21: 256^3, 512^3, 64x3136x576, M = 1 and N = 1 shapes
-** all differ between 1 and 2 threads).  Instead a large GEMM is cut here
-** into blocks of rows or columns whose bounds depend only on its shape,
-** each block one single-threaded BLAS call, run on the kernels' pool
-** (interp/parallel.h): every result is then the same for any thread count.
-** OpenBLAS being single-threaded also means our workers may call it at
-** once and SIGPROF lands on a thread the profiler knows. */
+/* Threads.  OpenBLAS always runs on one thread: its threaded sgemm gives
+** other bits for another thread count (checked with memcmp on 0.3.21:
+** 256^3, 512^3, 64x3136x576, 128x3072x768, M = 1 and N = 1 shapes all
+** differ between 1 and 2 threads; only products too small for it to
+** thread agree).  Instead a large GEMM is cut here into blocks of rows or
+** columns whose bounds depend only on its shape, each block one
+** single-threaded BLAS call, run on the kernels' pool (interp/parallel.h):
+** every result is then the same for any thread count.  A single-threaded
+** OpenBLAS (0.3.7 and later) may be called from several threads at once. */
 static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
 void nn_blas_set_threads(int n)
