@@ -409,6 +409,7 @@ typedef struct ConvJob {
 /* im2col tiles of about this many elements (512 KiB of float32): the tile
 ** is written once and read by the GEMM while it is still in L2. */
 #define CONV_TILE_ELEMS (INT64_C(1) << 17)
+#define CONV_TILE_MIN 256
 /* Multiply-adds a chunk of the pool should hold at least. */
 #define CONV_CHUNK_WORK (INT64_C(1) << 22)
 
@@ -534,9 +535,13 @@ static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X,
         ep_parallel_for(g->n * g->cout, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, depthwise_items, &j);
         return EP_OK;
     }
-    int64_t tile = j.K > 0 ? CONV_TILE_ELEMS / j.K : L_out;
-    tile = tile < 64 ? 64 : (tile + 15) / 16 * 16;
-    j.tile = tile < L_out ? tile : L_out;
+    /* tiles of about equal width, at least CONV_TILE_MIN wide: BLAS packs
+    ** the group's whole weight matrix again for every tile */
+    int64_t want = j.K > 0 ? CONV_TILE_ELEMS / j.K : L_out;
+    want = want < CONV_TILE_MIN ? CONV_TILE_MIN : want;
+    j.ntiles = (L_out + want - 1) / want;
+    j.tile = ((L_out + j.ntiles - 1) / j.ntiles + 15) / 16 * 16;
+    j.tile = j.tile < L_out ? j.tile : L_out;
     j.ntiles = (L_out + j.tile - 1) / j.tile;
     int64_t work = cout_g * j.tile * j.K;
     ep_parallel_for(g->n * g->groups * j.ntiles, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_items, &j);
