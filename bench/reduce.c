@@ -30,16 +30,6 @@ static Tensor *randn(int ndim, const int64_t *sizes)
     return t;
 }
 
-static Value ints(int n, const int64_t *v)
-{
-    ValueList *l = value_list_new(n);
-    for (int i = 0; i < n; i++)
-        l->items[i] = value_int(v[i]);
-    Value r = {.kind = V_LIST};
-    r.list = l;
-    return r;
-}
-
 /* Run target on vals (borrowed) reps times; the best time in ms. */
 static double run(const char *target, int n, Value *vals, bool fast, int reps)
 {
@@ -97,23 +87,23 @@ int main(int argc, char **argv)
     }
     x = value_tensor(a);
     {
-        Value vals[3] = {x, ints(1, dl), value_bool(false)};
+        Value vals[3] = {x, value_int_list(1, dl), value_bool(false)};
         row("sum 1024^2 dim -1", "aten.sum.dim_IntList", 3, vals);
         row("mean 1024^2 dim -1", "aten.mean.dim", 3, vals);
         value_clear(&vals[1]);
-        vals[1] = ints(1, d0);
+        vals[1] = value_int_list(1, d0);
         row("sum 1024^2 dim 0", "aten.sum.dim_IntList", 3, vals);
         row("mean 1024^2 dim 0", "aten.mean.dim", 3, vals);
         value_clear(&vals[1]);
     }
     {
-        Value vals[3] = {x, ints(1, dl), value_bool(false)};
+        Value vals[3] = {x, value_int_list(1, dl), value_bool(false)};
         row("amax 1024^2 dim -1", "aten.amax.default", 3, vals);
         value_clear(&vals[1]);
-        vals[1] = ints(1, d0);
+        vals[1] = value_int_list(1, d0);
         row("amax 1024^2 dim 0", "aten.amax.default", 3, vals);
         value_clear(&vals[1]);
-        Value var[4] = {x, ints(1, dl), value_float(1), value_bool(false)};
+        Value var[4] = {x, value_int_list(1, dl), value_float(1), value_bool(false)};
         row("var 1024^2 dim -1", "aten.var.correction", 4, var);
         value_clear(&var[1]);
     }
@@ -127,10 +117,10 @@ int main(int argc, char **argv)
     {
         int64_t n1[1] = {768}, n2[1] = {16};
         Tensor *w = randn(1, n1), *b = randn(1, n1);
-        Value vals[5] = {value_tensor(l), ints(1, n1), value_tensor(w), value_tensor(b), value_float(1e-5)};
+        Value vals[5] = {value_tensor(l), value_int_list(1, n1), value_tensor(w), value_tensor(b), value_float(1e-5)};
         row("native_layer_norm 512x768", "aten.native_layer_norm.default", 5, vals);
         value_clear(&vals[1]);
-        Value v2[5] = {value_tensor(t), ints(1, n2), value_none(), value_none(), value_float(1e-5)};
+        Value v2[5] = {value_tensor(t), value_int_list(1, n2), value_none(), value_none(), value_float(1e-5)};
         row("native_layer_norm [1M,16]", "aten.native_layer_norm.default", 5, v2);
         value_clear(&v2[1]);
         tensor_unref(w);
@@ -142,7 +132,7 @@ int main(int argc, char **argv)
         float *pv = tensor_data(rv);
         for (int i = 0; i < 64; i++)
             pv[i] = pv[i] * pv[i] + 0.5f;
-        Value mp[6] = {value_tensor(im), ints(2, k), ints(2, st), ints(2, pad), ints(2, dil), value_bool(false)};
+        Value mp[6] = {value_tensor(im), value_int_list(2, k), value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dil), value_bool(false)};
         row("max_pool2d 8x64x56x56 k3 s2 p1", "aten.max_pool2d_with_indices.default", 6, mp);
         for (int i = 1; i < 5; i++)
             value_clear(&mp[i]);

@@ -15,6 +15,15 @@ ValueList *value_list_new(int n)
     return l;
 }
 
+Value value_int_list(int n, const int64_t *v)
+{
+    Value r = {.kind = V_LIST};
+    r.list = value_list_new(n);
+    for (int i = 0; i < n; i++)
+        r.list->items[i] = value_int(v[i]);
+    return r;
+}
+
 void value_clear(Value *v)
 {
     switch (v->kind) {

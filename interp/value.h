@@ -53,6 +53,8 @@ static inline Value value_tensor(Tensor *t) { Value v = {.kind = V_TENSOR}; v.t 
 
 /* A list of n V_NONE items (fill them in). */
 ValueList *value_list_new(int n);
+/* A V_LIST of the n integers v (an int[] argument: dims, sizes, strides). */
+Value value_int_list(int n, const int64_t *v);
 /* Release what v owns and set it to V_NONE. */
 void value_clear(Value *v);
 /* A deep-enough copy: tensors get a new reference (not a data copy), lists

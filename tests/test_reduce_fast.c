@@ -31,16 +31,6 @@ static Tensor *filled(DType dt, int ndim, const int64_t *sizes, uint64_t seed)
     return t;
 }
 
-static Value int_list(int n, const int64_t *v)
-{
-    ValueList *l = value_list_new(n);
-    for (int i = 0; i < n; i++)
-        l->items[i] = value_int(v[i]);
-    Value r = {.kind = V_LIST};
-    r.list = l;
-    return r;
-}
-
 /* target on vals (borrowed), fast or on the reference loops; output k. */
 static Tensor *call_op(const char *target, int n, const Value *vals, bool fast, int k)
 {
@@ -139,7 +129,7 @@ START_TEST(test_sums_match_reference)
                 for (int d = -sh->ndim; d < sh->ndim; d++)
                     for (int keep = 0; keep < 2; keep++) {
                         int64_t dims[1] = {d};
-                        Value vals[3] = {value_tensor(x), int_list(1, dims), value_bool(keep)};
+                        Value vals[3] = {value_tensor(x), value_int_list(1, dims), value_bool(keep)};
                         snprintf(what, sizeof what, "sum shape %zu dtype %d view %d dim %d keep %d", s, dt, view, d,
                                  keep);
                         check_op(what, "aten.sum.dim_IntList", 3, vals, 0);
@@ -149,7 +139,7 @@ START_TEST(test_sums_match_reference)
                 if (!view) /* var / std over the last dim and over everything */
                     for (int every = 0; every < 2; every++) {
                         int64_t dims[1] = {-1};
-                        Value vals[4] = {value_tensor(x), every ? value_none() : int_list(1, dims), value_float(1),
+                        Value vals[4] = {value_tensor(x), every ? value_none() : value_int_list(1, dims), value_float(1),
                                          value_bool(false)};
                         snprintf(what, sizeof what, "var/std shape %zu dtype %d every dim %d", s, dt, every);
                         if (sh->ndim > 0 || every) {
@@ -164,7 +154,7 @@ START_TEST(test_sums_match_reference)
                 if (sh->ndim >= 3) {
                     int64_t pairs[3][2] = {{0, 1}, {1, 2}, {0, 2}}; /* {0, 2}: not adjacent, the reference */
                     for (int p = 0; p < 3; p++) {
-                        Value vals[3] = {value_tensor(x), int_list(2, pairs[p]), value_bool(false)};
+                        Value vals[3] = {value_tensor(x), value_int_list(2, pairs[p]), value_bool(false)};
                         snprintf(what, sizeof what, "sum shape %zu dims pair %d", s, p);
                         check_op(what, "aten.sum.dim_IntList", 3, vals, 0);
                         value_clear(&vals[1]);
@@ -188,7 +178,7 @@ START_TEST(test_chunked_row_same_bits)
     Tensor *row = tensor_as_strided(four, 1, sz1, st, four->offset, &err);
     Tensor *c = tensor_as_contiguous_dtype(row, DT_F32, &err);
     int64_t dl[1] = {-1};
-    Value v1[1] = {value_tensor(c)}, v4[3] = {value_tensor(four), int_list(1, dl), value_bool(false)};
+    Value v1[1] = {value_tensor(c)}, v4[3] = {value_tensor(four), value_int_list(1, dl), value_bool(false)};
     Tensor *a = call_op("aten.sum.default", 1, v1, true, 0), *b = call_op("aten.sum.dim_IntList", 3, v4, true, 0);
     ck_assert(memcmp(tensor_data(a), tensor_data(b), sizeof(float)) == 0);
     value_clear(&v4[1]);
@@ -247,7 +237,7 @@ START_TEST(test_layer_norm_matches_reference)
             for (int k = 0; k < 3; k++) {
                 char what[128];
                 snprintf(what, sizeof what, "native_layer_norm shape %zu affine %d output %d", s, affine, k);
-                Value vals[5] = {value_tensor(x), int_list(nn, ns), affine ? value_tensor(w) : value_none(),
+                Value vals[5] = {value_tensor(x), value_int_list(nn, ns), affine ? value_tensor(w) : value_none(),
                                  affine ? value_tensor(b) : value_none(), value_float(1e-5)};
                 check_op(what, "aten.native_layer_norm.default", 5, vals, k);
                 value_clear(&vals[1]);
@@ -272,7 +262,7 @@ START_TEST(test_max_pool_matches_reference)
             for (int out = 0; out < 2; out++) {
                 char what[128];
                 snprintf(what, sizeof what, "max_pool2d_with_indices dil %d ceil %d output %d", dil, ceil, out);
-                Value vals[6] = {value_tensor(x), int_list(2, k), int_list(2, st), int_list(2, pad), int_list(2, dl),
+                Value vals[6] = {value_tensor(x), value_int_list(2, k), value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
                                  value_bool(ceil)};
                 check_op(what, "aten.max_pool2d_with_indices.default", 6, vals, out);
                 for (int i = 1; i < 5; i++)
@@ -335,7 +325,7 @@ START_TEST(test_extremes_same_bits_as_reference)
                 const char *ops[2] = {"aten.amax.default", "aten.amin.default"};
                 for (int o = 0; o < 2; o++) {
                     int64_t dims[1] = {d};
-                    Value vals[3] = {value_tensor(x), d < -sh->ndim ? int_list(0, dims) : int_list(1, dims),
+                    Value vals[3] = {value_tensor(x), d < -sh->ndim ? value_int_list(0, dims) : value_int_list(1, dims),
                                      value_bool(false)};
                     Tensor *ref = call_op(ops[o], 3, vals, false, 0);
                     for (int threads = 1; threads <= 2; threads++) {

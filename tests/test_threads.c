@@ -150,16 +150,6 @@ static Tensor *randn(int ndim, const int64_t *sizes, uint64_t seed)
     return t;
 }
 
-static Value int_list(int n, const int64_t *v)
-{
-    ValueList *l = value_list_new(n);
-    for (int i = 0; i < n; i++)
-        l->items[i] = value_int(v[i]);
-    Value r = {.kind = V_LIST};
-    r.list = l;
-    return r;
-}
-
 /* target(args...) with the BLAS path or the reference loops; the one
 ** tensor output (new reference).  Borrows the values. */
 static Tensor *call_op(const char *target, int n, const char *const *names, const Value *vals, bool use_blas)
@@ -230,7 +220,7 @@ START_TEST(test_conv_same_for_any_thread_count)
     const ConvCase *c = &CONVS[_i];
     int64_t st[2] = {c->stride, c->stride}, pad[2] = {c->pad, c->pad}, dil[2] = {1, 1};
     Value vals[7] = {value_tensor(randn(4, c->x, 1)), value_tensor(randn(4, c->w, 2)),
-                     value_tensor(randn(1, c->w, 3)), int_list(2, st), int_list(2, pad), int_list(2, dil),
+                     value_tensor(randn(1, c->w, 3)), value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dil),
                      value_int(c->groups)};
     static const char *const names[] = {"input", "weight", "bias", "stride", "padding", "dilation", "groups"};
     check_kernel(c->what, "aten.conv2d.default", 7, names, vals);
