@@ -268,7 +268,9 @@ typedef struct EwFlat {
     const EwRun *run;
     char *data[1 + EW_MAX_IN];
     int64_t period[1 + EW_MAX_IN];
+    int64_t stride[1 + EW_MAX_IN]; /* bytes; 0 for a single element */
     int64_t n;
+    bool periodic; /* some operand has a period other than 1 and n */
     atomic_bool zero_div;
 } EwFlat;
 
@@ -280,19 +282,21 @@ static void ew_flat_chunk(void *ctx, int64_t begin, int64_t end)
     args.zero_div = false;
     r.args = &args;
     const int nops = 1 + r.nin;
-    int es[1 + EW_MAX_IN];
-    int64_t stride[1 + EW_MAX_IN];
-    es[0] = dtype_size(r.dst);
-    stride[0] = es[0];
-    for (int k = 1; k < nops; k++) {
-        es[k] = dtype_size(r.src[k - 1]);
-        stride[k] = f->period[k] == 1 ? 0 : es[k];
+    const int64_t *stride = f->stride;
+    if (!f->periodic) { /* one run */
+        char *data[1 + EW_MAX_IN];
+        for (int k = 0; k < nops; k++)
+            data[k] = f->data[k] + begin * stride[k];
+        ew_inner(data, stride, end - begin, &r);
+        if (args.zero_div)
+            atomic_store(&f->zero_div, true);
+        return;
     }
     /* in segments that end where a periodic operand wraps around */
     for (int64_t pos = begin; pos < end;) {
         int64_t stop = end;
         char *data[1 + EW_MAX_IN];
-        data[0] = f->data[0] + pos * es[0];
+        data[0] = f->data[0] + pos * stride[0];
         for (int k = 1; k < nops; k++) {
             int64_t per = f->period[k];
             if (per == 1) {
@@ -300,7 +304,7 @@ static void ew_flat_chunk(void *ctx, int64_t begin, int64_t end)
                 continue;
             }
             int64_t at = pos % per;
-            data[k] = f->data[k] + at * es[k];
+            data[k] = f->data[k] + at * stride[k];
             if (pos - at + per < stop)
                 stop = pos - at + per;
         }
@@ -337,6 +341,8 @@ static bool flat_call(EwFlat *f, Tensor *out, Tensor *const *in, int nin)
     f->n = n;
     f->data[0] = tensor_data(out);
     f->period[0] = n;
+    f->stride[0] = dtype_size(out->dtype);
+    f->periodic = false;
     for (int k = 0; k < nin; k++) {
         Tensor *t = in[k];
         int64_t numel = tensor_numel(t);
@@ -351,6 +357,10 @@ static bool flat_call(EwFlat *f, Tensor *out, Tensor *const *in, int nin)
             return false;
         f->data[k + 1] = tensor_data(t);
         f->period[k + 1] = per;
+        /* a single element is broadcast with stride 0, except into a
+        ** one-element out, which reads it in place like any operand */
+        f->stride[k + 1] = per == 1 && n > 1 ? 0 : dtype_size(t->dtype);
+        f->periodic |= per != 1 && per != n;
     }
     atomic_init(&f->zero_div, false);
     return true;
@@ -446,10 +456,14 @@ EpStatus ew_execute(OpCall *c, EwCall *e)
         ** bias over out's last dimensions: typed calls over long runs, no
         ** broadcasting iterator, and the pool's threads on large tensors
         ** (most nodes of a graph of small ops take this path too) */
-        flat.run = &r;
-        ep_parallel_for(flat.n, EW_GRAIN, ew_flat_chunk, &flat);
-        if (atomic_load(&flat.zero_div))
-            e->args.zero_div = true;
+        if (flat.n <= EW_GRAIN && !flat.periodic) { /* small: straight in */
+            ew_inner(flat.data, flat.stride, flat.n, &r);
+        } else {
+            flat.run = &r;
+            ep_parallel_for(flat.n, EW_GRAIN, ew_flat_chunk, &flat);
+            if (atomic_load(&flat.zero_div))
+                e->args.zero_div = true;
+        }
     } else {
         TensorIter it;
         rc = iter_init(&it, out->ndim, out->sizes, 1 + e->nin, ops, c->err);
