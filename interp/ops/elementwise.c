@@ -255,10 +255,12 @@ static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
 
 /* ---- the flat path: contiguous operands, in parallel --------------------------- */
 
-/* Elements per chunk of a parallel pointwise call: a call smaller than
-** this runs in one chunk on the calling thread.  Chunks write disjoint
-** parts of the output, so the bits do not depend on the thread count. */
-#define EW_GRAIN 32768
+/* Elements per chunk of a parallel pointwise call: a call this small or
+** smaller runs in one chunk on the calling thread, since waking a worker
+** (tens of microseconds, milliseconds on a busy machine) costs more than
+** the arithmetic.  Chunks write disjoint parts of the output, so the bits
+** do not depend on the thread count. */
+#define EW_GRAIN 65536
 
 /* An operand of a flat call is read at element i as data[i % period]:
 ** period n for an operand of out's shape, 1 for a single element (stride 0),

@@ -123,12 +123,24 @@ EpStatus k_rshift_scalar_tensor(OpCall *c) { return scalar_binary(c, &K_RSHIFT);
 /* out = cond ? x : y, the condition read as bool and the values in the
 ** common dtype. */
 #define WHERE_LOOP(FN, TYPE, UTYPE, OTYPE, ...)                                                 \
-    EW_LOOP_HEAD(FN, TYPE, UTYPE, OTYPE)                                                         \
-    const uint8_t *cond = (const uint8_t *)in_[0];                                               \
-    const T *x = (const T *)(const void *)in_[1];                                                \
-    const T *y = (const T *)(const void *)in_[2];                                                \
-    for (int64_t i = 0; i < n; i++)                                                              \
-        out[i] = cond[i] ? x[i] : y[i];                                                          \
+    static inline __attribute__((always_inline)) TYPE FN##_one(uint8_t cond, TYPE x, TYPE y)     \
+    {                                                                                            \
+        return cond ? x : y; /* both loaded already: a select, no branch */                      \
+    }                                                                                            \
+    EW_SIMD static void FN(char *out_, char *const *in_, int64_t n, EwArgs *p)                   \
+    {                                                                                            \
+        EP_UNUSED(p);                                                                            \
+        TYPE *out = (TYPE *)(void *)out_;                                                        \
+        const uint8_t *cond = (const uint8_t *)in_[0];                                           \
+        const TYPE *x = (const TYPE *)(const void *)in_[1];                                      \
+        const TYPE *y = (const TYPE *)(const void *)in_[2];                                      \
+        int64_t i = 0;                                                                           \
+        for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
+            _Pragma("GCC ivdep") for (int j = 0; j < EW_VEC; j++)                                \
+                out[i + j] = FN##_one(cond[i + j], x[i + j], y[i + j]);                          \
+        }                                                                                        \
+        for (; i < n; i++)                                                                       \
+            out[i] = FN##_one(cond[i], x[i], y[i]);                                              \
     }
 EW_FLOAT_TYPES(WHERE_LOOP, where, 0)
 EW_INT_TYPES(WHERE_LOOP, where, 0)
