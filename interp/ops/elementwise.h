@@ -70,6 +70,12 @@ typedef struct EwCall {
     EwArgs args;
 } EwCall;
 
+/* Copy n bytes from src to dst (not overlapping): the copy kernels' rows.
+** glibc's memcpy switches to `rep movsb` from 2 KiB on, which is 2-3x
+** slower than a vector loop on some CPUs (AMD EPYC here) for the rows of
+** a few KiB that cat, index_select and embedding copy. */
+void ew_copy_bytes(void *dst, const void *src, size_t n);
+
 /* The float32 compute type of float16/bfloat16, else t itself. */
 DType ew_compute_dtype(DType t);
 

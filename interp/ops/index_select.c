@@ -10,6 +10,7 @@
 ** take wrap them, the others refuse them.
 */
 #include "index.h"
+#include "elementwise.h"
 #include "../parallel.h"
 
 #include <stdlib.h>
@@ -96,7 +97,7 @@ static void select_rows_chunk(void *ctx, int64_t begin, int64_t end)
     const SelectRows *r = ctx;
     for (int64_t k = begin; k < end; k++) { /* k = outer index * n + j */
         int64_t o = k / r->n, j = k % r->n;
-        memcpy(r->dst + (size_t)k * r->run, r->src + (size_t)(o * r->size + r->ix[j]) * r->run, r->run);
+        ew_copy_bytes(r->dst + (size_t)k * r->run, r->src + (size_t)(o * r->size + r->ix[j]) * r->run, r->run);
     }
 }
 

@@ -6,6 +6,7 @@
 ** Repeat.cpp, torch/_refs/__init__.py.
 */
 #include "shape_int.h"
+#include "elementwise.h"
 #include "../parallel.h"
 
 #include <stdio.h>
@@ -50,7 +51,7 @@ static void cat_rows_chunk(void *ctx, int64_t begin, int64_t end)
 {
     const CatRows *r = ctx;
     for (int64_t o = begin; o < end; o++)
-        memcpy(r->dst + (size_t)o * r->row_out + r->skip, r->src + (size_t)o * r->row_in, r->row_in);
+        ew_copy_bytes(r->dst + (size_t)o * r->row_out + r->skip, r->src + (size_t)o * r->row_in, r->row_in);
 }
 
 /* Whether t was copied into out at offset at along d (false: take the
