@@ -259,6 +259,11 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
 #else
 #define EW_SIMD
 #endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define EW_IVDEP _Pragma("GCC ivdep")
+#else
+#define EW_IVDEP /* clang (the fuzzing build) has no such pragma */
+#endif
 
 #define EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE)                                                    \
     static inline __attribute__((always_inline)) OTYPE FN##_one(TYPE a, TYPE b, TYPE c, EwArgs *p) \
@@ -286,7 +291,7 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
         EP_UNUSED(in2);                                                                          \
         int64_t i = 0;                                                                           \
         for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
-            _Pragma("GCC ivdep") for (int j = 0; j < EW_VEC; j++)                                \
+            EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
                 out[i + j] = FN##_one(in0[i + j], in1[i + j], in2[i + j], &pl);                  \
         }                                                                                        \
         for (; i < n; i++)                                                                       \

@@ -136,7 +136,7 @@ EpStatus k_rshift_scalar_tensor(OpCall *c) { return scalar_binary(c, &K_RSHIFT);
         const TYPE *y = (const TYPE *)(const void *)in_[2];                                      \
         int64_t i = 0;                                                                           \
         for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
-            _Pragma("GCC ivdep") for (int j = 0; j < EW_VEC; j++)                                \
+            EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
                 out[i + j] = FN##_one(cond[i + j], x[i + j], y[i + j]);                          \
         }                                                                                        \
         for (; i < n; i++)                                                                       \
