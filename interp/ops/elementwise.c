@@ -94,24 +94,14 @@ EpStatus ew_scalar_to_dtype(OpCall *c, const Value *v, DType t, void *dst)
 
 /* ---- copying rows ------------------------------------------------------------ */
 
-/* 16-byte unaligned vectors: plain SSE2, on any x86-64; eight per
-** iteration keep the loads ahead of the stores.  (A loop of scalar
-** copies would be turned back into a memcpy call by the compiler.) */
-typedef uint8_t EwBytes16 __attribute__((vector_size(16), aligned(1)));
-
+/* In pieces of 2 KiB: under glibc's threshold for `rep movsb` (2-4 KiB),
+** so every piece takes its vector loop. */
 void ew_copy_bytes(void *dst, const void *src, size_t n)
 {
     char *d = dst;
     const char *s = src;
-    size_t i = 0;
-    for (; i + 128 <= n; i += 128) {
-        EwBytes16 v[8];
-        for (int k = 0; k < 8; k++)
-            v[k] = *(const EwBytes16 *)(const void *)(s + i + 16 * k);
-        for (int k = 0; k < 8; k++)
-            *(EwBytes16 *)(void *)(d + i + 16 * k) = v[k];
-    }
-    memcpy(d + i, s + i, n - i);
+    for (size_t i = 0; i < n; i += 2048)
+        memcpy(d + i, s + i, n - i < 2048 ? n - i : 2048);
 }
 
 /* ---- broadcasting --------------------------------------------------------- */

@@ -71,8 +71,8 @@ typedef struct EwCall {
 } EwCall;
 
 /* Copy n bytes from src to dst (not overlapping): the copy kernels' rows.
-** glibc's memcpy switches to `rep movsb` from 2 KiB on, which is 2-3x
-** slower than a vector loop on some CPUs (AMD EPYC here) for the rows of
+** glibc's memcpy switches to `rep movsb` from 2-4 KiB on, which is 2-3x
+** slower than its vector loop on some CPUs (AMD EPYC here) for the rows of
 ** a few KiB that cat, index_select and embedding copy. */
 void ew_copy_bytes(void *dst, const void *src, size_t n);
 
