@@ -4,12 +4,15 @@
 ** debugger is in tui/, and this is the one file that knows both: it hands
 ** cli_debug the TUI for the full-screen case.
 */
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
+#include "interp/parallel.h"
 #include "interp/tensor.h"
 #include "interp/ops.h"
 #include "tui/tui.h"
@@ -17,6 +20,9 @@
 #ifndef EPDBG_VERSION /* the Makefile defines it, from its VERSION */
 #error "EPDBG_VERSION is not defined: build with make"
 #endif
+
+/* parallel.c keeps at most this many; more is surely a typo */
+#define MAX_THREADS 256
 
 static const char USAGE[] =
     "epdbg " EPDBG_VERSION " -- a debugger for PyTorch exported programs (.pt2)\n"
@@ -51,6 +57,8 @@ static const char USAGE[] =
     "      re-run the inputs a failed run saved and stop at the failing node: full-screen\n"
     "      on a terminal, a report with --batch or without one\n"
     "  --max-memory SIZE (any command, e.g. 4G): the most tensor data epdbg holds at once\n"
+    "  --threads N (any command): threads for the kernels (default: the machine's cores;\n"
+    "      results are the same for any N)\n"
     "  epdbg --version | -V      the version\n"
     "  epdbg --help | -h         this text\n"
     "\n"
@@ -116,6 +124,44 @@ static int unknown_command(const char *word)
     return EP_ERR_USAGE;
 }
 
+/* Take the first "NAME VALUE" or "NAME=VALUE" after the subcommand out of
+** argv: 1 with *value set, -1 when NAME ends the line without a value, 0
+** when there is none. */
+static int take_global_option(int *argc, char **argv, const char *name, const char **value)
+{
+    size_t len = strlen(name);
+    for (int i = 2; i < *argc; i++) {
+        if (strncmp(argv[i], name, len) != 0 || (argv[i][len] != '\0' && argv[i][len] != '='))
+            continue;
+        bool joined = argv[i][len] == '=';
+        if (!joined && i + 1 >= *argc) {
+            *value = NULL;
+            return -1;
+        }
+        *value = joined ? argv[i] + len + 1 : argv[i + 1];
+        int drop = joined ? 1 : 2;
+        for (int k = i; k + drop <= *argc; k++)
+            argv[k] = argv[k + drop];
+        *argc -= drop;
+        return 1;
+    }
+    return 0;
+}
+
+/* --threads N (or EPDBG_THREADS): the kernels' and the GEMMs' threads. */
+static bool set_threads(const char *what, const char *v)
+{
+    char *end;
+    errno = 0;
+    long n = v ? strtol(v, &end, 10) : 0;
+    if (!v || end == v || *end || errno || n < 1 || n > MAX_THREADS) {
+        fprintf(stderr, "epdbg: %s %s: expected a number of threads from 1 to %d\n", what, v ? v : "", MAX_THREADS);
+        return false;
+    }
+    ep_set_threads((int)n);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || strcmp(argv[1], "-h") == 0 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "help") == 0) {
@@ -126,24 +172,23 @@ int main(int argc, char **argv)
         printf("epdbg %s\n", EPDBG_VERSION);
         return EP_OK;
     }
-    /* --max-memory SIZE applies to every command: taken out here, once */
-    for (int i = 2; i < argc; i++) {
-        if (strcmp(argv[i], "--max-memory") != 0 && strncmp(argv[i], "--max-memory=", 13) != 0)
-            continue;
-        bool joined = argv[i][12] == '=';
-        const char *v = joined ? argv[i] + 13 : i + 1 < argc ? argv[i + 1] : NULL;
+    /* --max-memory SIZE and --threads N apply to every command: taken out
+    ** here, once (the last of each wins) */
+    const char *v;
+    int took;
+    while ((took = take_global_option(&argc, argv, "--max-memory", &v)) != 0) {
         size_t bytes;
-        if (!v || !tensor_parse_bytes(v, &bytes) || bytes == 0) {
+        if (took < 0 || !tensor_parse_bytes(v, &bytes) || bytes == 0) {
             fprintf(stderr, "epdbg: --max-memory %s: expected a size such as 512M, 4G or 1.5G\n", v ? v : "");
             return EP_ERR_USAGE;
         }
         tensor_set_memory_limit(bytes);
-        int drop = joined ? 1 : 2;
-        for (int k = i; k + drop <= argc; k++)
-            argv[k] = argv[k + drop];
-        argc -= drop;
-        i--;
     }
+    if ((v = getenv("EPDBG_THREADS")) && *v && !set_threads("EPDBG_THREADS", v))
+        return EP_ERR_USAGE;
+    while ((took = take_global_option(&argc, argv, "--threads", &v)) != 0)
+        if (!set_threads("--threads", v)) /* v is NULL when the value is missing */
+            return EP_ERR_USAGE;
     int sub = -1;
     for (int i = 0; i < (int)(sizeof SUBCOMMANDS / sizeof SUBCOMMANDS[0]); i++)
         if (strcmp(argv[1], SUBCOMMANDS[i].name) == 0)

@@ -9,4 +9,5 @@ echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
 "$B/bench/session" 10000 256
 "$B/bench/tui" 100000 1000
 "$B/bench/profile" 11
+"$B/bench/load"
 "$B/bench/kernels"

@@ -74,24 +74,45 @@ static WeightSummary summarise_weights(const Interp *ip)
     const Model *m = interp_model(ip);
     for (int i = 0; i < ep->ninput_specs; i++) {
         const InputSpec *s = &ep->input_specs[i];
-        Tensor *t = NULL;
+        const Tensor *t = NULL; /* peeked: info reads no weight bytes */
         if (s->kind == IN_PARAMETER) {
             w.nparams++;
-            t = model_weight(m, s->target);
+            t = model_weight_peek(m, s->target);
         } else if (s->kind == IN_BUFFER) {
             w.nbuffers++;
-            t = model_weight(m, s->target);
+            t = model_weight_peek(m, s->target);
             if (!t)
-                t = model_constant(m, s->target);
+                t = model_constant_peek(m, s->target);
         } else if (s->kind == IN_TENSOR_CONSTANT) {
             w.nconstants++;
-            t = model_constant(m, s->target);
+            t = model_constant_peek(m, s->target);
         }
         if (t)
             w.elements += tensor_numel(t);
     }
     w.bytes = model_weight_bytes(m);
     return w;
+}
+
+/* The weights whose bytes are copies, and why: the first few by name. */
+static void print_copies(const Model *m)
+{
+    enum { SHOWN = 8 };
+    int ncopied = 0, nweights = m->weights.n + m->constants.n;
+    const StrMap *maps[2] = {&m->weights, &m->constants};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < maps[k]->n; i++) {
+            const Weight *w = maps[k]->entries[i].value;
+            const char *why = model_copy_reason(m, w->t);
+            if (why && ncopied++ < SHOWN)
+                printf("    copied: %s: %s\n", maps[k]->entries[i].key, why);
+        }
+    if (ncopied > SHOWN)
+        printf("    ... %d more copied\n", ncopied - SHOWN);
+    if (ncopied == nweights)
+        printf("    all %d weights copied into memory\n", nweights);
+    else if (ncopied)
+        printf("    %d of %d weights copied into memory, the others read in place\n", ncopied, nweights);
 }
 
 static const char *human_bytes(size_t n, char *buf, size_t cap)
@@ -277,7 +298,8 @@ static void print_text(const Interp *ip, const char *heading, bool all_programs,
         free(t);
     }
     printf("  weights     %lld elements, %s%s\n", (long long)w.elements, human_bytes(w.bytes, buf, sizeof buf),
-           w.bytes ? (m->weights_in_place ? " (read in place from the archive)" : "") : "");
+           w.bytes && m->weights_in_place ? " (read in place from the archive)" : "");
+    print_copies(m);
     if (ep->nranges) {
         printf("  ranges      ");
         for (int i = 0; i < ep->nranges; i++) {
@@ -399,6 +421,16 @@ static cJSON *info_json(const Interp *ip, bool shapes)
     cJSON_AddNumberToObject(wj, "constants", w.nconstants);
     cJSON_AddNumberToObject(wj, "elements", (double)w.elements);
     cJSON_AddNumberToObject(wj, "bytes", (double)w.bytes);
+    cJSON_AddBoolToObject(wj, "in_place", m->weights_in_place);
+    cJSON *copied = cJSON_AddObjectToObject(wj, "copied"); /* FQN -> why */
+    const StrMap *maps[2] = {&m->weights, &m->constants};
+    for (int k = 0; k < 2; k++)
+        for (int i = 0; i < maps[k]->n; i++) {
+            const Weight *wt = maps[k]->entries[i].value;
+            const char *why = model_copy_reason(m, wt->t);
+            if (why)
+                cJSON_AddStringToObject(copied, maps[k]->entries[i].key, why);
+        }
     cJSON_AddBoolToObject(o, "sample_inputs", m->sample_inputs != NULL);
     cJSON_AddNumberToObject(o, "nodes", interp_num_nodes(ip));
     int nops;

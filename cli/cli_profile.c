@@ -37,7 +37,7 @@ static const char PROFILE_USAGE[] =
     "  --by       the table's view: op (default), node, module (a tree), line (your source)\n"
     "  --format   table (default), json, chrome, speedscope, folded, svg\n"
     "  --output   write there instead of stdout (written whole or not at all)\n"
-    "  --threads  OpenBLAS threads for the GEMMs (default 1)\n"
+    "  --threads  threads for the kernels and GEMMs (any command; default the cores)\n"
     "  --diff     compare with a profile written earlier with --format json (table, json,\n"
     "             folded and svg show the comparison)\n"
     "  --top      rows per table (default 30, 0 for all)\n"
@@ -72,7 +72,7 @@ static bool parse_count(const char *name, const char *text, long lo, long hi, lo
 /* Returns 0, an exit code, or -1 when --help was printed. */
 static int parse_args(int argc, char **argv, ProfileArgs *a)
 {
-    *a = (ProfileArgs){.iters = 10, .warmup = 1, .threads = 1, .top = 30, .popt = PROFILE_OPTIONS_DEFAULT,
+    *a = (ProfileArgs){.iters = 10, .warmup = 1, .threads = 0, .top = 30, .popt = PROFILE_OPTIONS_DEFAULT,
                        .format = REPORT_TABLE, .by = PROFILE_BY_OP};
     for (int i = 0; i < argc; i++) {
         const char *o = argv[i];
@@ -343,7 +343,8 @@ int cli_profile(int argc, char **argv)
     InterpOptions opt = INTERP_OPTIONS_DEFAULT;
     opt.kernels.use_blas = !a.no_blas;
     a.popt.iterations = true;
-    ops_set_blas_threads((int)a.threads);
+    if (a.threads > 0) /* epdbg's own pre-pass takes --threads; a direct caller may not */
+        ops_set_blas_threads((int)a.threads);
     if (a.diff && !(base = profile_read_json(a.diff, &err)))
         rc = err.code ? err.code : EP_ERR_FORMAT;
     if (rc == EP_OK)

@@ -231,9 +231,16 @@ static Tensor *watch_target(Session *s, const char *name, EpError *err)
             return NULL;
         }
         const Value *v = interp_value(s->ip, ph);
-        if (!v && sp->kind != IN_USER_INPUT)
-            return tensor_ref(sp->kind == IN_TENSOR_CONSTANT ? model_constant(s->model, sp->target)
-                                                             : model_weight(s->model, sp->target));
+        if (!v && sp->kind != IN_USER_INPUT) {
+            Tensor *w = sp->kind == IN_TENSOR_CONSTANT ? model_constant(s->model, sp->target)
+                                                       : model_weight(s->model, sp->target);
+            if (!w) { /* a copied record whose deferred read failed */
+                ep_fail(err, EP_ERR_FORMAT, "'%s': %s", name,
+                        s->model->fill_error ? s->model->fill_error : "its weight cannot be read");
+                return NULL;
+            }
+            return tensor_ref(w);
+        }
         if (!v || v->kind != V_TENSOR) {
             ep_fail(err, EP_ERR_USAGE, "'%s' is not a tensor", name);
             return NULL;

@@ -34,6 +34,8 @@ void model_free(Model *m)
     for (int i = 0; i < m->nextra; i++)
         free(m->extra_files[i]);
     free(m->extra_files);
+    zipa_copies_free(&m->copies);
+    free(m->fill_error);
     zipa_unref(m->zip);
     free(m->path);
     free(m->root);
@@ -43,16 +45,48 @@ void model_free(Model *m)
     free(m);
 }
 
+/* w's tensor with its bytes read.  The model is const to its users: the
+** copies are filled behind it, once, as a cache is. */
+static Tensor *ready(const Model *m, const Weight *w)
+{
+    if (!w)
+        return NULL;
+    Model *mm = (Model *)m;
+    EpError err = {0};
+    if (zipa_copies_fill(&mm->copies, w->t->storage, &err) != EP_OK) {
+        free(mm->fill_error);
+        mm->fill_error = ep_xstrdup(err.msg);
+        return NULL;
+    }
+    return w->t;
+}
+
 Tensor *model_weight(const Model *m, const char *fqn)
 {
-    Weight *w = strmap_get(&m->weights, fqn);
-    return w ? w->t : NULL;
+    return ready(m, strmap_get(&m->weights, fqn));
 }
 
 Tensor *model_constant(const Model *m, const char *fqn)
 {
-    Weight *w = strmap_get(&m->constants, fqn);
+    return ready(m, strmap_get(&m->constants, fqn));
+}
+
+const Tensor *model_weight_peek(const Model *m, const char *fqn)
+{
+    const Weight *w = strmap_get(&m->weights, fqn);
     return w ? w->t : NULL;
+}
+
+const Tensor *model_constant_peek(const Model *m, const char *fqn)
+{
+    const Weight *w = strmap_get(&m->constants, fqn);
+    return w ? w->t : NULL;
+}
+
+const char *model_copy_reason(const Model *m, const Tensor *t)
+{
+    const ZipCopy *c = zipa_copies_find(&m->copies, t->storage);
+    return c ? c->why : NULL;
 }
 
 size_t model_weight_bytes(const Model *m)
@@ -177,7 +211,7 @@ static EpStatus load_torchsave_dict(Model *m, const char *rel, StrMap *map, EpEr
     free(name);
     if (!nested)
         return EP_ERR_FORMAT;
-    PyObj *obj = torchsave_load(nested, err);
+    PyObj *obj = torchsave_load_copying(nested, &m->copies, err);
     EpStatus rc = obj ? add_dict_tensors(m, map, obj, zipa_label(nested), err) : EP_ERR_FORMAT;
     pyobj_unref(obj);
     zipa_unref(nested);
@@ -270,7 +304,7 @@ static EpStatus load_payloads(Model *m, const char *kind, StrMap *map, EpError *
             char *full = ep_xasprintf("%s%s", m->root, file_rel);
             ZipArchive *nested = zipa_open_nested(m->zip, full, err);
             free(full);
-            PyObj *obj = nested ? torchsave_load(nested, err) : NULL;
+            PyObj *obj = nested ? torchsave_load_copying(nested, &m->copies, err) : NULL;
             if (!obj) {
                 rc = EP_ERR_FORMAT;
             } else if (obj->kind != PY_TENSOR) {
@@ -324,12 +358,9 @@ static EpStatus load_payloads(Model *m, const char *kind, StrMap *map, EpError *
                     t = tensor_zeros(dtype, nd, sizes, err);
                 } else {
                     if (!s) {
-                        s = zipa_storage(m->zip, idx, (size_t)dtype_size(dtype), err);
-                        if (s) {
+                        s = zipa_storage_copying(m->zip, idx, (size_t)dtype_size(dtype), &m->copies, err);
+                        if (s)
                             strmap_put(&storages, path_name->valuestring, s);
-                            if (s->readonly == false)
-                                m->weights_in_place = false;
-                        }
                     }
                     if (s)
                         t = tensor_from_storage(s, dtype, nd, sizes, strides, offset, err);
@@ -406,8 +437,8 @@ static EpStatus check_program_inputs(Model *m, EpError *err)
             nuser++;
         if (s->kind != IN_PARAMETER && s->kind != IN_BUFFER && s->kind != IN_TENSOR_CONSTANT)
             continue;
-        bool found = s->kind == IN_PARAMETER ? model_weight(m, s->target) != NULL
-                                             : model_weight(m, s->target) || model_constant(m, s->target);
+        bool found = s->kind == IN_PARAMETER ? model_weight_peek(m, s->target) != NULL
+                                             : model_weight_peek(m, s->target) || model_constant_peek(m, s->target);
         if (!found)
             return ep_fail(err, EP_ERR_FORMAT, "%s: the %s %s is not in the archive's weights or constants", m->path,
                            input_kind_name(s->kind), s->target);
@@ -663,6 +694,8 @@ static EpStatus open_model(const char *path, const char *model_name, bool list_o
     }
     if (!rc && !list_only)
         rc = check_program_inputs(m, err);
+    zipa_copies_sort(&m->copies);
+    m->weights_in_place = m->copies.n == 0;
     if (rc) {
         model_free(m);
         return rc;

@@ -41,6 +41,11 @@ typedef struct Model {
     int nextra;
     char **extra_files;     /* names of user extra files */
     bool weights_in_place;  /* every weight viewed in the mapped file */
+    /* Weights that could not be viewed in place: each its own storage and
+    ** why; a stored record is read when model_weight first hands it out,
+    ** so opening (and `epdbg info`) reads no weight bytes. */
+    ZipCopies copies;
+    char *fill_error; /* why reading a copied record failed, or NULL */
 } Model;
 
 /* Open path and load program `model_name` (NULL: "model", or the only one).
@@ -53,9 +58,17 @@ void model_free(Model *m); /* NULL ok */
 EpStatus model_list_programs(const char *path, char ***names, int *n, EpError *err);
 
 /* The tensor of a parameter/buffer (state dict) or a constant, or NULL
-** (borrowed). */
+** (borrowed), its bytes read if it is a copy not read yet.  NULL also when
+** that read fails: m->fill_error says why. */
 Tensor *model_weight(const Model *m, const char *fqn);
 Tensor *model_constant(const Model *m, const char *fqn);
+/* The same without reading anything: for the metadata only (a copy's
+** bytes may not be there yet). */
+const Tensor *model_weight_peek(const Model *m, const char *fqn);
+const Tensor *model_constant_peek(const Model *m, const char *fqn);
+/* Why the tensor's bytes are a copy rather than viewed in the archive, or
+** NULL. */
+const char *model_copy_reason(const Model *m, const Tensor *t);
 
 /* Bytes of all weights and constants (distinct storages counted once). */
 size_t model_weight_bytes(const Model *m);

@@ -606,6 +606,8 @@ static EpStatus lift_input(Interp *ip, const InputSpec *s, Value *out, EpError *
     default:
         return ep_fail(err, EP_ERR_EXEC, "unexpected input spec");
     }
+    if (!t && m->fill_error) /* there, but its bytes could not be read */
+        return ep_fail(err, EP_ERR_FORMAT, "%s", m->fill_error);
     if (!t)
         return ep_fail(err, EP_ERR_FORMAT, "%s: the %s %s is not in the archive's weights or constants",
                        m->path, input_kind_name(s->kind), s->target);

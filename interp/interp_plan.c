@@ -486,7 +486,7 @@ GraphPlan *graph_plan_new(const Graph *g, EpError *err)
 {
     GraphPlan *gp = ep_xcalloc(1, sizeof *gp);
     gp->g = g;
-    strmap_init(&gp->slot_of);
+    strmap_init_borrowed(&gp->slot_of);
     gp->input_slots = ep_xcalloc((size_t)(g->ninputs ? g->ninputs : 1), sizeof *gp->input_slots);
     for (int i = 0; i < g->ninputs; i++)
         gp->input_slots[i] = g->inputs[i].ref ? add_slot(gp, g->inputs[i].ref) : -1;

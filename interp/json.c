@@ -5,6 +5,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -192,6 +193,321 @@ cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err)
     free(sc.fixed);
     free(sc.edits);
     return root;
+}
+
+/* ---- the tree in an arena ------------------------------------------------------ */
+
+/* A program's JSON is some 50 cJSON items a node, each a malloc of its own
+** (and one more for its key): an arena takes them all in large chunks,
+** exactly sized, and frees them at once, with no walk over the tree. */
+typedef struct ArenaChunk {
+    struct ArenaChunk *next;
+    size_t used, cap;
+    _Alignas(16) unsigned char data[];
+} ArenaChunk;
+
+struct JsonArena {
+    ArenaChunk *chunks; /* newest first */
+    size_t next_cap;
+};
+
+/* cJSON's hooks are global: while one thread parses into the arena, other
+** threads' allocations go to malloc, and frees of anything outside the
+** arena go to free. */
+static JsonArena *arena_active;
+static pthread_t arena_thread;
+
+static bool in_arena(const JsonArena *a, const void *p)
+{
+    for (const ArenaChunk *c = a->chunks; c; c = c->next)
+        if ((const unsigned char *)p >= c->data && (const unsigned char *)p < c->data + c->cap)
+            return true;
+    return false;
+}
+
+static void *arena_malloc(size_t n)
+{
+    JsonArena *a = arena_active;
+    if (!a || !pthread_equal(pthread_self(), arena_thread))
+        return malloc(n);
+    n = (n + 7) & ~(size_t)7; /* cJSON items hold pointers and doubles */
+    ArenaChunk *c = a->chunks;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = a->next_cap > n ? a->next_cap : n;
+        c = malloc(sizeof *c + cap);
+        if (!c)
+            return NULL; /* cJSON fails the parse */
+        c->next = a->chunks;
+        c->used = 0;
+        c->cap = cap;
+        a->chunks = c;
+        if (a->next_cap < ((size_t)16 << 20))
+            a->next_cap *= 2;
+    }
+    void *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+static void arena_free(void *p)
+{
+    if (p && !(arena_active && in_arena(arena_active, p)))
+        free(p);
+}
+
+JsonArena *json_arena_new(void)
+{
+    JsonArena *a = ep_xcalloc(1, sizeof *a);
+    a->next_cap = (size_t)1 << 16;
+    return a;
+}
+
+cJSON *json_parse_arena(const char *text, size_t len, const char *label, JsonArena **arena, EpError *err)
+{
+    JsonArena *a = json_arena_new();
+    arena_active = a;
+    arena_thread = pthread_self();
+    cJSON_InitHooks(&(cJSON_Hooks){arena_malloc, arena_free});
+    cJSON *root = json_parse(text, len, label, err);
+    cJSON_InitHooks(NULL);
+    arena_active = NULL;
+    if (!root) {
+        json_arena_free(a);
+        a = NULL;
+    }
+    *arena = a;
+    return root;
+}
+
+void json_arena_free(JsonArena *a)
+{
+    if (!a)
+        return;
+    for (ArenaChunk *c = a->chunks, *next; c; c = next) {
+        next = c->next;
+        free(c);
+    }
+    free(a);
+}
+
+/* ---- documents read in pieces ---------------------------------------------------- */
+
+void json_arena_reset(JsonArena *a)
+{
+    ArenaChunk *c = a->chunks;
+    while (c && c->next) { /* keep the oldest (first) chunk */
+        ArenaChunk *next = c->next;
+        free(c);
+        c = next;
+    }
+    a->chunks = c;
+    if (c)
+        c->used = 0;
+}
+
+/* Parse text[0, len) into a (hooks as json_parse_arena); NULL if it is not
+** one JSON value. */
+static cJSON *parse_into(JsonArena *a, const char *text, size_t len)
+{
+    arena_active = a;
+    arena_thread = pthread_self();
+    cJSON_InitHooks(&(cJSON_Hooks){arena_malloc, arena_free});
+    cJSON *v = cJSON_ParseWithLengthOpts(text, len, NULL, false);
+    cJSON_InitHooks(NULL);
+    arena_active = NULL;
+    return v;
+}
+
+typedef struct Frame {
+    bool object, want_key;
+    size_t key_at, key_len; /* the member being read */
+    int hole;               /* this container is holes[hole], or -1 */
+} Frame;
+
+enum { MAX_FRAMES = 8 }; /* the holes lie within the first levels */
+
+/* Whether the open frames' keys spell path. */
+static bool at_path(const Frame *f, int depth, const char *text, const char *const *path)
+{
+    int k = 0;
+    for (; path[k]; k++) {
+        if (k >= depth || !f[k].object)
+            return false;
+        size_t n = strlen(path[k]);
+        if (f[k].key_len != n || memcmp(text + f[k].key_at, path[k], n) != 0)
+            return false;
+    }
+    return k == depth;
+}
+
+/* One pass: where each hole's value (an object or array) lies, the first
+** occurrence of its path. */
+static void find_holes(const char *text, size_t len, JsonHole *holes, int nholes)
+{
+    Frame f[MAX_FRAMES];
+    int depth = 0, beyond = 0; /* frames not kept past MAX_FRAMES */
+    for (size_t i = 0; i < len;) {
+        char ch = text[i];
+        if (ch == '"') {
+            size_t j = string_end(text, len, i);
+            if (!beyond && depth && f[depth - 1].object && f[depth - 1].want_key) {
+                f[depth - 1].key_at = i + 1;
+                f[depth - 1].key_len = j - i >= 2 ? j - i - 2 : 0;
+                f[depth - 1].want_key = false;
+            }
+            i = j;
+            continue;
+        }
+        if (ch == ',' && !beyond && depth && f[depth - 1].object)
+            f[depth - 1].want_key = true;
+        if (ch == '{' || ch == '[') {
+            if (beyond || depth == MAX_FRAMES) {
+                beyond++;
+            } else {
+                int hole = -1;
+                for (int h = 0; h < nholes && hole < 0; h++)
+                    if (!holes[h].end && !holes[h].at && at_path(f, depth, text, holes[h].path))
+                        hole = h;
+                if (hole >= 0)
+                    holes[hole].at = i;
+                f[depth++] = (Frame){ch == '{', ch == '{', 0, 0, hole};
+            }
+        } else if (ch == '}' || ch == ']') {
+            if (beyond) {
+                beyond--;
+            } else if (depth) {
+                depth--;
+                if (f[depth].hole >= 0)
+                    holes[f[depth].hole].end = i + 1;
+            }
+        }
+        i++;
+    }
+    for (int h = 0; h < nholes; h++)
+        if (!holes[h].end)
+            holes[h].at = 0; /* never closed: not a hole */
+}
+
+static int hole_cmp(const void *a, const void *b)
+{
+    const JsonHole *x = *(const JsonHole *const *)a, *y = *(const JsonHole *const *)b;
+    return x->at < y->at ? -1 : x->at > y->at;
+}
+
+cJSON *json_parse_holes(const char *text, size_t len, const char *label, JsonHole *holes, int nholes, JsonArena **arena,
+                        EpError *err)
+{
+    for (int h = 0; h < nholes; h++)
+        holes[h].at = holes[h].end = 0;
+    JsonScan sc = json_scan(text, len);
+    bool plain = sc.too_deep_at == len && !sc.fixed;
+    free(sc.fixed);
+    free(sc.edits);
+    if (!plain) /* quirks or too deep: the whole document, as json_parse tells */
+        return json_parse_arena(text, len, label, arena, err);
+    find_holes(text, len, holes, nholes);
+    JsonHole *order[8];
+    int n = 0;
+    for (int h = 0; h < nholes && n < 8; h++)
+        if (holes[h].end)
+            order[n++] = &holes[h];
+    ep_qsort(order, (size_t)n, sizeof *order, hole_cmp);
+    StrBuf sk; /* the text with each hole's value emptied */
+    sb_init(&sk);
+    size_t from = 0;
+    for (int k = 0; k < n; k++) {
+        sb_appendn(&sk, text + from, order[k]->at - from);
+        sb_append(&sk, text[order[k]->at] == '{' ? "{}" : "[]");
+        from = order[k]->end;
+    }
+    sb_appendn(&sk, text + from, len - from);
+    JsonArena *a = json_arena_new();
+    cJSON *root = parse_into(a, sk.data, sk.len);
+    sb_free(&sk);
+    if (!root) { /* the error told as the whole document's */
+        json_arena_free(a);
+        for (int h = 0; h < nholes; h++)
+            holes[h].at = holes[h].end = 0;
+        return json_parse_arena(text, len, label, arena, err);
+    }
+    *arena = a;
+    return root;
+}
+
+static size_t skip_space(const char *t, size_t i, size_t end)
+{
+    while (i < end && (t[i] == ' ' || t[i] == '\t' || t[i] == '\n' || t[i] == '\r'))
+        i++;
+    return i;
+}
+
+/* Where the JSON value starting at t[i] ends (just past it), or SIZE_MAX when
+** it does not end before end. */
+static size_t value_end(const char *t, size_t i, size_t end)
+{
+    if (i >= end)
+        return SIZE_MAX;
+    if (t[i] == '"') {
+        size_t j = string_end(t, end, i);
+        return j <= end && t[j - 1] == '"' && j - i >= 2 ? j : SIZE_MAX;
+    }
+    if (t[i] == '{' || t[i] == '[') {
+        int depth = 0;
+        for (size_t j = i; j < end;) {
+            if (t[j] == '"') {
+                j = string_end(t, end, j);
+                continue;
+            }
+            if (t[j] == '{' || t[j] == '[')
+                depth++;
+            else if ((t[j] == '}' || t[j] == ']') && --depth == 0)
+                return j + 1;
+            j++;
+        }
+        return SIZE_MAX;
+    }
+    size_t j = i;
+    while (j < end && t[j] != ',' && t[j] != ']' && t[j] != '}' && t[j] != ' ' && t[j] != '\t' && t[j] != '\n' &&
+           t[j] != '\r')
+        j++;
+    return j;
+}
+
+int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, JsonPiece *value)
+{
+    bool object = text[h->at] == '{';
+    size_t close = h->end - 1, i = skip_space(text, *pos ? *pos : h->at + 1, close);
+    if (i == close)
+        return 0;
+    if (object) {
+        size_t k = value_end(text, i, close);
+        if (text[i] != '"' || k == SIZE_MAX)
+            return -1;
+        *key = (JsonPiece){text + i, k - i};
+        i = skip_space(text, k, close);
+        if (i == close || text[i] != ':')
+            return -1;
+        i = skip_space(text, i + 1, close);
+    }
+    size_t v = value_end(text, i, close);
+    if (v == SIZE_MAX || v == i)
+        return -1;
+    *value = (JsonPiece){text + i, v - i};
+    i = skip_space(text, v, close);
+    if (i < close) {
+        if (text[i] != ',')
+            return -1;
+        i = skip_space(text, i + 1, close);
+        if (i == close)
+            return -1; /* a trailing comma */
+    }
+    *pos = i;
+    return 1;
+}
+
+cJSON *json_parse_piece(JsonArena *a, JsonPiece piece)
+{
+    return parse_into(a, piece.text, piece.len);
 }
 
 const char *jpath_str(const JPath *p, char *buf, size_t cap)

@@ -33,6 +33,45 @@ typedef struct JCtx {
 ** error, which names the line and column. */
 cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err);
 
+/* json_parse with the tree in an arena (*arena), freed at once with
+** json_arena_free and never with cJSON_Delete: for big documents, where a
+** malloc per item is most of the cost.  The thread parsing must be the only
+** one calling cJSON_InitHooks. */
+typedef struct JsonArena JsonArena;
+JsonArena *json_arena_new(void);
+cJSON *json_parse_arena(const char *text, size_t len, const char *label, JsonArena **arena, EpError *err);
+void json_arena_free(JsonArena *a); /* NULL ok */
+/* Drop everything the arena holds, keeping its first chunk for reuse. */
+void json_arena_reset(JsonArena *a);
+
+/* A big document read in pieces, so that its tree is never whole in
+** memory: the members named by holes (the program's nodes and
+** tensor_values, most of its bytes) are left out of the tree json_parse_holes
+** returns (an empty list or object stands in), and their items are then
+** parsed one at a time from the text (json_hole_next, json_parse_piece)
+** into an arena reset between items. */
+typedef struct JsonHole {
+    const char *const *path; /* member keys from the root, NULL-terminated */
+    size_t at, end;          /* the value's span in the text; end == 0: not left out */
+} JsonHole;
+
+typedef struct JsonPiece {
+    const char *text;
+    size_t len;
+} JsonPiece;
+
+/* json_parse_arena of text with the holes left out: only where the text
+** has none of PyTorch's quirks (else, or on a syntax error, the whole
+** document as json_parse_arena parses it, every hole's end 0). */
+cJSON *json_parse_holes(const char *text, size_t len, const char *label, JsonHole *holes, int nholes, JsonArena **arena,
+                        EpError *err);
+/* The next item of hole h: 1 with its value's text (and for an object its
+** key's, quoted), 0 after the last, -1 when the text is not a JSON list or
+** object there.  *pos starts at 0. */
+int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, JsonPiece *value);
+/* One JSON value parsed into a; NULL when it is not one. */
+cJSON *json_parse_piece(JsonArena *a, JsonPiece piece);
+
 /* "graph_module.graph.nodes[3]" into buf. */
 const char *jpath_str(const JPath *p, char *buf, size_t cap);
 /* Fail with "label: path: message"; returns EP_ERR_FORMAT. */

@@ -25,8 +25,8 @@ const OpDef *op_lookup(const char *target);
 /* The name users know ("aten.add.Tensor") from a full target string. */
 const char *op_short_target(const char *target);
 
-/* Threads OpenBLAS may use for the GEMMs (default 1, the kernels' results
-** do not depend on it); `epdbg profile --threads` sets it. */
+/* Threads for the kernels and GEMMs (ep_set_threads; default the machine's
+** cores; results do not depend on it); `--threads N` sets it. */
 void ops_set_blas_threads(int n);
 int ops_blas_threads(void);
 

@@ -11,6 +11,7 @@
 #include "parallel.h"
 
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -104,13 +105,19 @@ static void *worker_main(void *arg)
 ** later; those numbered past the job's count sit it out. */
 static void grow_pool(int want)
 {
+    /* workers start with every signal blocked: Ctrl-C, the profiler's
+    ** timer and a terminal resize go to the threads that handle them */
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old);
     while (pool.nworkers < want - 1) {
         pthread_t t;
         if (pthread_create(&t, NULL, worker_main, (void *)(intptr_t)pool.nworkers) != 0)
-            return; /* fewer threads: the caller takes the chunks itself */
+            break; /* fewer threads: the caller takes the chunks itself */
         pthread_detach(t);
         pool.nworkers++;
     }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
 }
 
 void ep_parallel_for(int64_t n, int64_t grain, EpChunkFn fn, void *ctx)

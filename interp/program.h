@@ -69,20 +69,22 @@ typedef struct NamedArg {
 
 /* One dimension (or stride, or SymInt value): a literal or an expression. */
 typedef struct SymDim {
-    bool is_expr;
     int64_t value;     /* literal */
     char *expr;        /* expression text as written */
     SymExpr *parsed;   /* NULL when the text did not parse */
-    bool has_hint;
     int64_t hint;      /* the example value at export time */
+    bool is_expr;
+    bool has_hint;
 } SymDim;
 
 typedef struct TensorMeta {
     int scalar_type;   /* schema code; dtype below is DT_INVALID if unsupported */
     DType dtype;
     int ndim;
-    SymDim sizes[EP_MAX_DIMS];
-    SymDim strides[EP_MAX_DIMS];
+    /* ndim of each, in the TensorMeta's own block (a program has a
+    ** TensorMeta per value: room for EP_MAX_DIMS would be 1.5 KB each) */
+    SymDim *sizes;
+    SymDim *strides;
     bool requires_grad;
     char *device;      /* "cpu", "cuda:0" */
     int layout;

@@ -166,6 +166,11 @@ void program_free(ExportedProgram *ep)
 typedef struct Loader {
     JCtx j;
     int era; /* 1, 2 or the schema major (5, 8, ...) */
+    /* The program's own graph's nodes and tensor_values when they are read
+    ** in pieces (json_parse_holes), else NULL; pieces is their arena. */
+    const char *text;
+    const JsonHole *nodes_hole, *tv_hole;
+    JsonArena *pieces;
 } Loader;
 
 #define SUB(name, parent, k) JPath name = {(parent), (k), 0}
@@ -570,6 +575,22 @@ static EpStatus parse_sym_scalar(Loader *L, const JPath *p, const cJSON *v, SymS
     return jfail(&L->j, p, "unexpected symbolic value variant '%s'", key);
 }
 
+/* A TensorMeta with room for the rank v's sizes list gives (at most
+** EP_MAX_DIMS: a longer list is refused by parse_tensor_meta). */
+static TensorMeta *tensor_meta_new(const cJSON *v)
+{
+    const cJSON *inner = jget(v, "meta"); /* schema 1: TensorValue {meta} */
+    if (inner && !jget(v, "dtype"))
+        v = inner;
+    const cJSON *sizes = jget(v, "sizes");
+    int n = cJSON_IsArray(sizes) ? cJSON_GetArraySize(sizes) : 0;
+    n = n < 0 ? 0 : n > EP_MAX_DIMS ? EP_MAX_DIMS : n;
+    TensorMeta *m = ep_xcalloc(1, sizeof *m + 2 * (size_t)n * sizeof(SymDim));
+    m->sizes = (SymDim *)(m + 1);
+    m->strides = m->sizes + n;
+    return m;
+}
+
 static EpStatus parse_tensor_meta(Loader *L, const JPath *p, const cJSON *v, TensorMeta *m)
 {
     EpStatus rc;
@@ -862,9 +883,9 @@ static int later_definer(const Graph *g, int from, const char *name)
 static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
 {
     GraphCheck gc = {.node = -1, .fault = GC_OK};
-    strmap_init(&gc.defined);
+    strmap_init_borrowed(&gc.defined);
     StrMap names;
-    strmap_init(&names);
+    strmap_init_borrowed(&names);
     EpStatus rc = EP_OK;
     SUB(np, p, "nodes");
     for (int i = 0; i < g->ninputs && gc.fault == GC_OK; i++)
@@ -918,6 +939,56 @@ static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
     return rc;
 }
 
+/* The nodes list read one item at a time from the text.  Any failure makes
+** program_load_json read the whole document again as one tree, so that
+** errors are told exactly as then. */
+static EpStatus parse_nodes_in_pieces(Loader *L, const JPath *np, const JsonHole *h, Graph *g)
+{
+    size_t pos = 0;
+    JsonPiece key, value;
+    int got, cap = 0;
+    while ((got = json_hole_next(L->text, h, &pos, &key, &value)) == 1) {
+        json_arena_reset(L->pieces);
+        const cJSON *e = json_parse_piece(L->pieces, value);
+        if (!e)
+            return EP_ERR_FORMAT;
+        if (g->nnodes == cap) {
+            cap = cap ? 2 * cap : 256;
+            g->nodes = ep_xrealloc(g->nodes, (size_t)cap * sizeof *g->nodes);
+        }
+        Node *n = &g->nodes[g->nnodes];
+        memset(n, 0, sizeof *n);
+        IDX(xp, np, g->nnodes);
+        g->nnodes++;
+        EpStatus rc = parse_node(L, &xp, e, n, g->nnodes - 1);
+        if (rc)
+            return rc;
+    }
+    if (!g->nodes)
+        g->nodes = ep_xcalloc(1, sizeof *g->nodes);
+    return got < 0 ? EP_ERR_FORMAT : EP_OK;
+}
+
+static EpStatus parse_tensor_values_in_pieces(Loader *L, const JPath *tvp, const JsonHole *h, Graph *g)
+{
+    size_t pos = 0;
+    JsonPiece key, value;
+    int got;
+    while ((got = json_hole_next(L->text, h, &pos, &key, &value)) == 1) {
+        json_arena_reset(L->pieces);
+        const cJSON *k = json_parse_piece(L->pieces, key), *e = json_parse_piece(L->pieces, value);
+        if (!cJSON_IsString(k) || !e)
+            return EP_ERR_FORMAT;
+        SUB(ep, tvp, k->valuestring);
+        TensorMeta *m = tensor_meta_new(e);
+        EpStatus rc = parse_tensor_meta(L, &ep, e, m);
+        tensor_meta_free(strmap_put(&g->tensor_values, k->valuestring, m));
+        if (rc)
+            return rc;
+    }
+    return got < 0 ? EP_ERR_FORMAT : EP_OK;
+}
+
 static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
 {
     EpStatus rc;
@@ -938,13 +1009,20 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
     SUB(np, p, "nodes");
     if (!cJSON_IsArray(nodes))
         return jfail(&L->j, &np, "expected a list");
-    g->nnodes = cJSON_GetArraySize(nodes);
-    g->nodes = ep_xcalloc((size_t)(g->nnodes ? g->nnodes : 1), sizeof *g->nodes);
-    int i = 0;
-    for (const cJSON *e = nodes->child; e; e = e->next, i++) {
-        IDX(xp, &np, i);
-        if ((rc = parse_node(L, &xp, e, &g->nodes[i], i)))
+    const JsonHole *nodes_hole = L->nodes_hole, *tv_hole = L->tv_hole;
+    L->nodes_hole = L->tv_hole = NULL; /* the program's graph only: subgraphs are in the tree */
+    if (nodes_hole) {
+        if ((rc = parse_nodes_in_pieces(L, &np, nodes_hole, g)))
             return rc;
+    } else {
+        g->nnodes = cJSON_GetArraySize(nodes);
+        g->nodes = ep_xcalloc((size_t)(g->nnodes ? g->nnodes : 1), sizeof *g->nodes);
+        int i = 0;
+        for (const cJSON *e = nodes->child; e; e = e->next, i++) {
+            IDX(xp, &np, i);
+            if ((rc = parse_node(L, &xp, e, &g->nodes[i], i)))
+                return rc;
+        }
     }
     const cJSON *tv, *siv;
     if ((rc = jtable(&L->j, p, j, "tensor_values", &tv)) || (rc = jtable(&L->j, p, j, "sym_int_values", &siv)))
@@ -952,9 +1030,11 @@ static EpStatus parse_graph(Loader *L, const JPath *p, const cJSON *j, Graph *g)
     SUB(tvp, p, "tensor_values");
     if ((rc = need_object(L, &tvp, tv)))
         return rc;
+    if (tv_hole && (rc = parse_tensor_values_in_pieces(L, &tvp, tv_hole, g)))
+        return rc;
     for (const cJSON *e = tv ? tv->child : NULL; e; e = e->next) {
         SUB(ep, &tvp, e->string);
-        TensorMeta *m = ep_xcalloc(1, sizeof *m);
+        TensorMeta *m = tensor_meta_new(e);
         rc = parse_tensor_meta(L, &ep, e, m);
         tensor_meta_free(strmap_put(&g->tensor_values, e->string, m));
         if (rc)
@@ -1348,13 +1428,38 @@ static EpStatus parse_guards_code(Loader *L, const JPath *p, const cJSON *gc, Ex
     return EP_OK;
 }
 
-EpStatus program_load_json(const char *text, size_t len, const char *label, ExportedProgram **out, EpError *err)
+/* The program's graph at either place a writer puts it: its nodes and
+** tensor_values are most of the text. */
+static const char *const HOLE_PATHS[4][5] = {
+    {"graph_module", "graph", "nodes", NULL},
+    {"graph_module", "graph", "tensor_values", NULL},
+    {"exported_program", "graph_module", "graph", "nodes", NULL},
+    {"exported_program", "graph_module", "graph", "tensor_values", NULL},
+};
+
+/* program_load_json, with in_pieces the graph's big members read one item
+** at a time (*pieces_used: whether they were). */
+static EpStatus load_program(const char *text, size_t len, const char *label, bool in_pieces, bool *pieces_used,
+                             ExportedProgram **out, EpError *err)
 {
     *out = NULL;
-    cJSON *root = json_parse(text, len, label, err);
+    *pieces_used = false;
+    JsonArena *arena;
+    JsonHole holes[4];
+    for (int h = 0; h < 4; h++)
+        holes[h] = (JsonHole){HOLE_PATHS[h], 0, 0};
+    cJSON *root = in_pieces ? json_parse_holes(text, len, label, holes, 4, &arena, err)
+                            : json_parse_arena(text, len, label, &arena, err);
     if (!root)
         return EP_ERR_FORMAT;
-    Loader L = {{label, err}, 0};
+    Loader L = {{label, err}, 0, text, NULL, NULL, NULL};
+    int at = jget(root, "graph_module") ? 0 : 2; /* the body chosen below */
+    if (holes[at].end || holes[at + 1].end) {
+        *pieces_used = true;
+        L.nodes_hole = holes[at].end ? &holes[at] : NULL;
+        L.tv_hole = holes[at + 1].end ? &holes[at + 1] : NULL;
+        L.pieces = json_arena_new();
+    }
     ExportedProgram *ep = ep_xcalloc(1, sizeof *ep);
     strmap_init(&ep->opset_version);
     strmap_init(&ep->graph.tensor_values);
@@ -1422,13 +1527,23 @@ EpStatus program_load_json(const char *text, size_t len, const char *label, Expo
         if (cJSON_IsNumber(e))
             strmap_put(&ep->opset_version, e->string, (void *)(intptr_t)e->valueint);
 done:
-    cJSON_Delete(root);
+    json_arena_free(arena);
+    json_arena_free(L.pieces);
     if (rc) {
         program_free(ep);
         return rc;
     }
     *out = ep;
     return EP_OK;
+}
+
+EpStatus program_load_json(const char *text, size_t len, const char *label, ExportedProgram **out, EpError *err)
+{
+    bool pieces;
+    EpStatus rc = load_program(text, len, label, true, &pieces, out, err);
+    if (rc && pieces) /* told as the whole document tells it */
+        rc = load_program(text, len, label, false, &pieces, out, err);
+    return rc;
 }
 
 /* ---- helpers ---------------------------------------------------------------------- */

@@ -6,6 +6,9 @@
 #ifndef EP_STRMAP_H
 #define EP_STRMAP_H
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #include <stddef.h>
 
 typedef struct StrMapEntry {
@@ -16,11 +19,18 @@ typedef struct StrMapEntry {
 typedef struct StrMap {
     StrMapEntry *entries; /* in insertion order */
     int n, cap;
-    int *slots;           /* hash slots: index into entries or -1 */
+    struct StrMapSlot {
+        int index;     /* into entries, or -1 */
+        uint32_t hash; /* the key's, so most probes need no strcmp */
+    } *slots;
     size_t nslots;
+    bool borrowed_keys; /* keys are the caller's (strmap_init_borrowed) */
 } StrMap;
 
 void strmap_init(StrMap *m);
+/* A map whose keys are not copied: each must outlive the map (names held
+** by a Graph, for the maps built over it). */
+void strmap_init_borrowed(StrMap *m);
 /* Free keys, and values with free_value when it is not NULL. */
 void strmap_free(StrMap *m, void (*free_value)(void *));
 /* Insert or replace; returns the previous value (or NULL). */

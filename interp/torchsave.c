@@ -15,6 +15,7 @@
 typedef struct SaveCtx {
     ZipArchive *z;
     const char *root;
+    ZipCopies *copies; /* or NULL */
 } SaveCtx;
 
 /* The record <root>/<rel>, or -1. */
@@ -42,7 +43,7 @@ static Storage *load_record(void *ctx, const char *key, DType dtype, int64_t num
                 zipa_label(c->z), c->root, rel, (long long)zipa_size(c->z, i), (long long)numel,
                 dtype_name(dtype));
     } else {
-        s = zipa_storage(c->z, i, (size_t)dtype_size(dtype), err);
+        s = zipa_storage_copying(c->z, i, (size_t)dtype_size(dtype), c->copies, err);
     }
     free(rel);
     return s;
@@ -72,6 +73,11 @@ static EpStatus check_byteorder(ZipArchive *z, const char *root, EpError *err)
 
 PyObj *torchsave_load(ZipArchive *z, EpError *err)
 {
+    return torchsave_load_copying(z, NULL, err);
+}
+
+PyObj *torchsave_load_copying(ZipArchive *z, ZipCopies *copies, EpError *err)
+{
     const char *first = zipa_count(z) > 0 ? zipa_name(z, 0) : NULL;
     const char *slash = first ? strchr(first, '/') : NULL;
     if (!slash || slash == first) {
@@ -89,7 +95,7 @@ PyObj *torchsave_load(ZipArchive *z, EpError *err)
     }
     if (check_byteorder(z, root, err) != EP_OK || zipa_read(z, pkl, &pickle, &len, err) != EP_OK)
         goto out;
-    SaveCtx ctx = {z, root};
+    SaveCtx ctx = {z, root, copies};
     PickleStorageSource src = {load_record, &ctx};
     char *label = ep_xasprintf("%s:data.pkl", zipa_label(z));
     result = pickle_load(pickle, len, label, &src, err);

@@ -14,5 +14,8 @@
 ** Errors name the archive label and the record.  Returns a new reference or
 ** NULL + err. */
 PyObj *torchsave_load(ZipArchive *z, EpError *err);
+/* The same, recording the storages that could not be viewed in place in
+** copies, those of stored records left to read (zipa_storage_copying). */
+PyObj *torchsave_load_copying(ZipArchive *z, ZipCopies *copies, EpError *err);
 
 #endif

@@ -13,8 +13,12 @@
 ** PyTorch's writer pads the extra field to put data on a 64-byte boundary).
 **
 ** Bytes handed out in place are not CRC-checked (as torch.load(mmap=True));
-** everything read through zipa_read or copied into a storage goes through
-** libzip, which checks the CRC.
+** everything read through zipa_read or inflated into a storage goes through
+** libzip, which checks the CRC.  A stored record of a file whose bytes are
+** not aligned for their element type (a legacy archive's nested zip at an
+** odd offset) is read with pread into a storage of its own, not through the
+** mapping: its file pages then never join this process's resident set, so
+** the weight is held once.  Like the in-place bytes it is not CRC-checked.
 */
 #include "zipread.h"
 
@@ -75,6 +79,7 @@ struct ZipArchive {
     size_t len;
     void *map; /* mmap of a file archive, or NULL */
     size_t map_len;
+    int fd;    /* a file archive's descriptor (for pread), else -1 */
     void *owned;        /* malloc'd bytes (memory archives, inflated nested ones) */
     ZipArchive *parent; /* nested in place: base points into the parent */
     zip_t *zip;
@@ -91,6 +96,51 @@ static uint32_t rd32(const uint8_t *p)
     return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
 }
 static uint64_t rd64(const uint8_t *p) { return (uint64_t)rd32(p) | (uint64_t)rd32(p + 4) << 32; }
+
+/* ---- the file under an archive --------------------------------------------- */
+
+/* The file archive z's bytes lie in, and where z->base starts in it: a file
+** archive itself, or a nested one stored in place (any depth); NULL for
+** archives held in memory. */
+static ZipArchive *file_of(ZipArchive *z, uint64_t *base_off)
+{
+    *base_off = 0;
+    for (; z; z = z->parent) {
+        if (z->fd >= 0)
+            return z;
+        if (z->parent)
+            *base_off += (uint64_t)(z->base - z->parent->base);
+    }
+    return NULL;
+}
+
+/* n bytes at offset off of file archive f into dst. */
+static EpStatus pread_all(const ZipArchive *f, void *dst, size_t n, uint64_t off, EpError *err)
+{
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = pread(f->fd, (char *)dst + got, n - got, (off_t)(off + got));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return ep_fail(err, EP_ERR_FORMAT, "%s: cannot read %zu bytes at offset %llu (%s)", f->label, n - got,
+                           (unsigned long long)(off + got), r < 0 ? strerror(errno) : "the file got shorter");
+        got += (size_t)r;
+    }
+    return EP_OK;
+}
+
+/* n bytes at offset off of z into buf: from the file with pread when z lies
+** in one, so that reading a header does not map its neighbourhood of weight
+** pages into this process (the kernel maps whole folios of a file at a
+** fault); else from memory.  The caller has checked the range. */
+static void read_at(ZipArchive *z, uint64_t off, void *buf, size_t n)
+{
+    uint64_t base_off;
+    ZipArchive *f = file_of(z, &base_off);
+    if (!f || pread_all(f, buf, n, base_off + off, NULL) != EP_OK)
+        memcpy(buf, z->base + off, n);
+}
 
 /* ---- central directory ---------------------------------------------------- */
 
@@ -297,7 +347,23 @@ static EpStatus open_libzip(ZipArchive *z, const CdirInfo *cd, EpError *err)
 {
     zip_error_t ze;
     zip_error_init(&ze);
-    zip_source_t *src = zip_source_buffer_create(z->base, z->len, 0, &ze);
+    /* libzip reads the headers of every member (ZIP_CHECKCONS) and the
+    ** members zipa_read asks for: from the file when there is one (see
+    ** read_at), else from memory */
+    uint64_t base_off;
+    ZipArchive *f = file_of(z, &base_off);
+    zip_source_t *src = NULL;
+    if (f) {
+        int fd = dup(f->fd);
+        FILE *fp = fd >= 0 ? fdopen(fd, "rb") : NULL;
+        if (!fp && fd >= 0)
+            close(fd);
+        src = fp ? zip_source_filep_create(fp, base_off, (zip_int64_t)z->len, &ze) : NULL;
+        if (!src && fp)
+            fclose(fp);
+    }
+    if (!src)
+        src = zip_source_buffer_create(z->base, z->len, 0, &ze);
     if (src)
         z->zip = zip_open_from_source(src, ZIP_RDONLY | ZIP_CHECKCONS, &ze);
     EpStatus rc = EP_OK;
@@ -361,10 +427,13 @@ static EpStatus member_data_offset(ZipArchive *z, int i, uint64_t *out, EpError 
         return EP_OK;
     }
     uint64_t lh = m->local_off;
-    if (lh > z->len || z->len - lh < LOCAL_SIZE || rd32(z->base + lh) != SIG_LOCAL)
+    uint8_t h[LOCAL_SIZE];
+    if (lh <= z->len && z->len - lh >= LOCAL_SIZE)
+        read_at(z, lh, h, LOCAL_SIZE);
+    if (lh > z->len || z->len - lh < LOCAL_SIZE || rd32(h) != SIG_LOCAL)
         return ep_fail(err, EP_ERR_FORMAT, "%s: member %s is corrupt (no local header at offset %llu)", z->label,
                        m->name, (unsigned long long)lh);
-    uint64_t nl = rd16(z->base + lh + 26), el = rd16(z->base + lh + 28);
+    uint64_t nl = rd16(h + 26), el = rd16(h + 28);
     uint64_t data = lh + LOCAL_SIZE + nl + el;
     if (data > z->len || z->len - data < m->comp_size)
         return ep_fail(err, EP_ERR_FORMAT, "%s: member %s is corrupt (data beyond the end of the archive)",
@@ -458,6 +527,7 @@ static ZipArchive *archive_alloc(const char *label)
 {
     ZipArchive *z = ep_xcalloc(1, sizeof *z);
     z->refcount = 1;
+    z->fd = -1;
     z->label = ep_xstrdup(label);
     return z;
 }
@@ -514,7 +584,7 @@ ZipArchive *zipa_open_file(const char *path, EpError *err)
     } else {
         z->base = (const uint8_t *)"";
     }
-    close(fd);
+    z->fd = fd; /* kept for reading misaligned records (zipa_storage) */
     return archive_open(z, err);
 }
 
@@ -582,6 +652,8 @@ void zipa_unref(ZipArchive *z)
     free(z->sorted);
     if (z->map)
         munmap(z->map, z->map_len);
+    if (z->fd >= 0)
+        close(z->fd);
     free(z->owned);
     zipa_unref(z->parent);
     free(z->label);
@@ -621,6 +693,12 @@ int64_t zipa_size(const ZipArchive *z, int i)
     return i >= 0 && i < z->n ? (int64_t)z->members[i].size : -1;
 }
 
+int64_t zipa_data_offset(ZipArchive *z, int i)
+{
+    uint64_t off;
+    return i >= 0 && i < z->n && member_data_offset(z, i, &off, NULL) == EP_OK ? (int64_t)off : -1;
+}
+
 bool zipa_is_stored(const ZipArchive *z, int i)
 {
     return i >= 0 && i < z->n && in_place(&z->members[i]);
@@ -657,25 +735,9 @@ static void release_archive_ref(void *owner, void *data, size_t nbytes)
     zipa_unref(owner);
 }
 
-Storage *zipa_storage(ZipArchive *z, int i, size_t align, EpError *err)
+/* A storage of n bytes, or NULL + err saying why (the memory limit). */
+static Storage *copy_storage(const ZipArchive *z, const ZipMember *m, EpError *err)
 {
-    if (i < 0 || i >= z->n) {
-        ep_fail(err, EP_ERR_FORMAT, "%s: no member %d", z->label, i);
-        return NULL;
-    }
-    ZipMember *m = &z->members[i];
-    if (align == 0)
-        align = 1;
-    if (in_place(m)) {
-        uint64_t off;
-        if (member_data_offset(z, i, &off, err) != EP_OK)
-            return NULL;
-        const uint8_t *p = z->base + off;
-        if ((uintptr_t)p % align == 0)
-            return storage_wrap((void *)(uintptr_t)p, (size_t)m->size, release_archive_ref, zipa_ref(z), true);
-    }
-    if (check_readable(z, i, err) != EP_OK)
-        return NULL;
     Storage *s = storage_new((size_t)m->size);
     if (!s) {
         char why[256];
@@ -685,11 +747,125 @@ Storage *zipa_storage(ZipArchive *z, int i, size_t align, EpError *err)
         else
             ep_fail(err, EP_ERR_FORMAT, "%s: out of memory reading member %s (%llu bytes)", z->label, m->name,
                     (unsigned long long)m->size);
+    }
+    return s;
+}
+
+static ZipCopy *copies_add(ZipCopies *c)
+{
+    if (c->n == c->cap) {
+        c->cap = c->cap ? 2 * c->cap : 16;
+        c->items = ep_xrealloc(c->items, (size_t)c->cap * sizeof *c->items);
+    }
+    c->sorted = false;
+    ZipCopy *e = &c->items[c->n++];
+    memset(e, 0, sizeof *e);
+    return e;
+}
+
+Storage *zipa_storage(ZipArchive *z, int i, size_t align, EpError *err)
+{
+    return zipa_storage_copying(z, i, align, NULL, err);
+}
+
+Storage *zipa_storage_copying(ZipArchive *z, int i, size_t align, ZipCopies *copies, EpError *err)
+{
+    if (i < 0 || i >= z->n) {
+        ep_fail(err, EP_ERR_FORMAT, "%s: no member %d", z->label, i);
         return NULL;
     }
-    if (read_member(z, i, s->data, err) != EP_OK) {
+    ZipMember *m = &z->members[i];
+    if (align == 0)
+        align = 1;
+    uint64_t off = 0, base_off;
+    ZipArchive *file = NULL;
+    if (in_place(m)) {
+        if (member_data_offset(z, i, &off, err) != EP_OK)
+            return NULL;
+        const uint8_t *p = z->base + off;
+        if ((uintptr_t)p % align == 0)
+            return storage_wrap((void *)(uintptr_t)p, (size_t)m->size, release_archive_ref, zipa_ref(z), true);
+        file = file_of(z, &base_off);
+    }
+    if (check_readable(z, i, err) != EP_OK)
+        return NULL;
+    Storage *s = copy_storage(z, m, err);
+    if (!s)
+        return NULL;
+    ZipCopy *c = copies ? copies_add(copies) : NULL;
+    if (c) {
+        c->storage = storage_ref(s);
+        c->offset = file ? base_off + off : 0;
+        if (file)
+            snprintf(c->why, sizeof c->why, "record at offset %llu of the file is not %zu-byte aligned",
+                     (unsigned long long)c->offset, align);
+        else if (in_place(m))
+            snprintf(c->why, sizeof c->why, "record is not %zu-byte aligned in memory", align);
+        else
+            snprintf(c->why, sizeof c->why, "record is compressed");
+    }
+    if (file && c && m->size > 0) {
+        c->file = zipa_ref(file); /* read when first needed: zipa_copies_fill */
+        return s;
+    }
+    EpStatus rc = file ? pread_all(file, s->data, (size_t)m->size, base_off + off, err) : read_member(z, i, s->data, err);
+    if (rc != EP_OK) {
+        if (c) {
+            storage_unref(c->storage);
+            copies->n--;
+        }
         storage_unref(s);
         return NULL;
     }
     return s;
+}
+
+/* By the bytes' address: a tensor may hold a storage that wraps the copy's
+** (pickle_load trims a record longer than its elements). */
+static int copy_cmp(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t)((const ZipCopy *)a)->storage->data, y = (uintptr_t)((const ZipCopy *)b)->storage->data;
+    return x < y ? -1 : x > y;
+}
+
+void zipa_copies_sort(ZipCopies *c)
+{
+    ep_qsort(c->items, (size_t)c->n, sizeof *c->items, copy_cmp);
+    c->sorted = true;
+}
+
+ZipCopy *zipa_copies_find(const ZipCopies *c, const Storage *s)
+{
+    if (!c->sorted) {
+        for (int i = 0; i < c->n; i++)
+            if (c->items[i].storage->data == s->data)
+                return &c->items[i];
+        return NULL;
+    }
+    Storage probe = {.data = s->data};
+    ZipCopy key = {.storage = &probe};
+    return c->n ? bsearch(&key, c->items, (size_t)c->n, sizeof *c->items, copy_cmp) : NULL;
+}
+
+EpStatus zipa_copies_fill(ZipCopies *c, const Storage *s, EpError *err)
+{
+    ZipCopy *e = zipa_copies_find(c, s);
+    if (!e || !e->file)
+        return EP_OK;
+    EpStatus rc = pread_all(e->file, e->storage->data, e->storage->nbytes, e->offset, err);
+    if (rc == EP_OK) {
+        zipa_unref(e->file);
+        e->file = NULL;
+    }
+    return rc;
+}
+
+void zipa_copies_free(ZipCopies *c)
+{
+    for (int i = 0; i < c->n; i++) {
+        storage_unref(c->items[i].storage);
+        zipa_unref(c->items[i].file);
+    }
+    free(c->items);
+    memset(c, 0, sizeof *c);
 }

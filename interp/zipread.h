@@ -40,6 +40,8 @@ const char *zipa_name(const ZipArchive *z, int i);
 int zipa_find(const ZipArchive *z, const char *name);
 /* Uncompressed size of member i. */
 int64_t zipa_size(const ZipArchive *z, int i);
+/* Where member i's bytes start in z, or -1 (corrupt local header). */
+int64_t zipa_data_offset(ZipArchive *z, int i);
 /* Whether member i is stored uncompressed. */
 bool zipa_is_stored(const ZipArchive *z, int i);
 
@@ -49,7 +51,37 @@ EpStatus zipa_read(ZipArchive *z, int i, char **data, size_t *len, EpError *err)
 
 /* A Storage over member i's bytes: the mapped bytes themselves (read-only)
 ** when the member is stored and its data starts at a multiple of align;
-** otherwise a private copy read once.  The Storage references z. */
+** otherwise a private copy read once (a stored member of a file with pread,
+** so its mapped pages are never touched; a compressed one inflated).  The
+** Storage references z. */
 Storage *zipa_storage(ZipArchive *z, int i, size_t align, EpError *err);
+
+/* A member's bytes that could not be used where they lie: copied into a
+** storage of their own, and why (for `epdbg info`).  A stored record of a
+** file is copied when first needed: until zipa_copies_fill, file holds a
+** reference to the file archive and the storage is allocated but not read. */
+typedef struct ZipCopy {
+    Storage *storage; /* a reference */
+    ZipArchive *file; /* pending: read from this file archive, else NULL */
+    uint64_t offset;  /* where the bytes start in the file */
+    char why[96];     /* "record at offset N of the file is not 4-byte aligned" */
+} ZipCopy;
+
+typedef struct ZipCopies {
+    ZipCopy *items;
+    int n, cap;
+    bool sorted; /* by storage, for zipa_copies_find */
+} ZipCopies;
+
+/* zipa_storage that records each copy in copies (NULL: as zipa_storage)
+** and defers the reading of stored records until zipa_copies_fill. */
+Storage *zipa_storage_copying(ZipArchive *z, int i, size_t align, ZipCopies *copies, EpError *err);
+/* Sort by address once every copy is made: finding is then a bisection. */
+void zipa_copies_sort(ZipCopies *c);
+/* The copy whose bytes s holds, or NULL (s is viewed in place). */
+ZipCopy *zipa_copies_find(const ZipCopies *c, const Storage *s);
+/* Read s's bytes when s is a pending copy (else nothing to do). */
+EpStatus zipa_copies_fill(ZipCopies *c, const Storage *s, EpError *err);
+void zipa_copies_free(ZipCopies *c);
 
 #endif

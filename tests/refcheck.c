@@ -30,8 +30,7 @@ int ref_count_files(const char *dir, const char *prefix)
     }
 }
 
-/* An array from a reference file as the value input u expects. */
-static Value input_value(const UserInput *u, Tensor *t, EpError *err)
+Value ref_input_value(const UserInput *u, Tensor *t, EpError *err)
 {
     if (u->kind == ARG_TENSOR) {
         if (u->meta && u->meta->dtype == DT_BF16 && t->dtype == DT_F32) /* .npy has no bfloat16 */
@@ -77,7 +76,7 @@ bool ref_check(const char *archive, const char *model_name, const char *refdir, 
             snprintf(msg, cap, "%s", err.msg);
             goto done;
         }
-        ins[i] = input_value(interp_user_input(ip, i), t, &err);
+        ins[i] = ref_input_value(interp_user_input(ip, i), t, &err);
         tensor_unref(t);
     }
     if (interp_bind(ip, ins, nin, &err) || interp_run(ip, &err)) {

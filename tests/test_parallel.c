@@ -98,6 +98,7 @@ Suite *suite_parallel(void)
 {
     Suite *s = suite_create("parallel");
     TCase *tc = tcase_create("pool");
+    tcase_set_timeout(tc, 60); /* thousands of jobs; slow under ASan on a busy machine */
     tcase_add_test(tc, test_same_bits_for_any_thread_count);
     tcase_add_test(tc, test_nested_and_many_jobs);
     suite_add_tcase(s, tc);

@@ -8,6 +8,7 @@
 ** also take integers, and relu and hardtanh are clamps.
 */
 #include "elementwise.h"
+#include "vecmath.h"
 
 #include <string.h>
 #include <tgmath.h>
@@ -18,14 +19,21 @@
     EW_FLOAT_TYPES(EW_LOOP1, NAME, __VA_ARGS__)                                                  \
     static const EwKernel K_##NAME = {#NAME "_cpu", {EW_FLOAT_SLOTS(NAME)}};
 
+/* gelu, gelu(approximate='tanh') and silu: float32 (and float16, bfloat16)
+** through vecmath's vector polynomials, float64 through libm, the reference
+** the polynomials are tested against */
 /* x * Phi(x) with the normal CDF from erf */
-EW_FLOAT_TYPES(EW_LOOP1, gelu, a * (T)0.5 * (1 + erf(a * (T)0.70710678118654752440)))
+VM_EWFN(gelu)
+EW_LOOP1(gelu_f64, double, double, double, a * 0.5 * (1 + erf(a * 0.70710678118654752440)))
 /* 0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3))) */
-EW_FLOAT_TYPES(EW_LOOP1, gelu_tanh,
-               (T)0.5 * a * (1 + tanh((T)0.79788456080286535588 * (a + (T)0.044715 * (a * a * a)))))
+VM_EWFN(gelu_tanh)
+EW_LOOP1(gelu_tanh_f64, double, double, double,
+         0.5 * a * (1 + tanh(0.79788456080286535588 * (a + 0.044715 * (a * a * a)))))
 static const EwKernel K_gelu = {"GeluKernelImpl", {EW_FLOAT_SLOTS(gelu)}};
 static const EwKernel K_gelu_tanh = {"GeluKernelImpl", {EW_FLOAT_SLOTS(gelu_tanh)}};
-ACTIVATION(silu, a / (1 + exp(-a)))
+VM_EWFN(silu)
+EW_LOOP1(silu_f64, double, double, double, a / (1 + exp(-a)))
+static const EwKernel K_silu = {"silu_cpu", {EW_FLOAT_SLOTS(silu)}};
 ACTIVATION(mish, a * tanh(log1p(exp(a))))
 /* min(max(x + 3, 0), 6) as std::min(std::max(..)): nan passes through */
 #define RELU6_OF(x) ((T)6 < ((x) < 0 ? (T)0 : (x)) ? (T)6 : ((x) < 0 ? (T)0 : (x)))

@@ -10,6 +10,7 @@
 ** return integer inputs unchanged; predicates return bool.
 */
 #include "elementwise.h"
+#include "vecmath.h"
 
 #include <tgmath.h>
 
@@ -141,10 +142,17 @@ static const EwKernel K_BITWISE_NOT = {"bitwise_not_cpu", {EW_INT_SLOTS(bitwise_
     EW_FLOAT_TYPES(EW_LOOP1, NAME, __VA_ARGS__)                                                  \
     static const EwKernel K_##NAME = {#NAME, {EW_FLOAT_SLOTS(NAME)}};
 
-MATH_KERNEL(exp, exp(a))
+/* float32 (and float16, bfloat16) through vecmath's vector polynomials,
+** float64 through libm: the reference the polynomials are tested against */
+#define MATH_KERNEL_VM(NAME, ...)                                                               \
+    VM_EWFN(NAME)                                                                                \
+    EW_LOOP1(NAME##_f64, double, double, double, __VA_ARGS__)                                    \
+    static const EwKernel K_##NAME = {#NAME, {EW_FLOAT_SLOTS(NAME)}};
+
+MATH_KERNEL_VM(exp, exp(a))
 MATH_KERNEL(exp2, exp2(a))
 MATH_KERNEL(expm1, expm1(a))
-MATH_KERNEL(log, log(a))
+MATH_KERNEL_VM(log, log(a))
 MATH_KERNEL(log2, log2(a))
 MATH_KERNEL(log10, log10(a))
 MATH_KERNEL(log1p, log1p(a))
@@ -158,16 +166,16 @@ MATH_KERNEL(acos, acos(a))
 MATH_KERNEL(atan, atan(a))
 MATH_KERNEL(sinh, sinh(a))
 MATH_KERNEL(cosh, cosh(a))
-MATH_KERNEL(tanh, tanh(a))
+MATH_KERNEL_VM(tanh, tanh(a))
 MATH_KERNEL(asinh, asinh(a))
 MATH_KERNEL(acosh, acosh(a))
 MATH_KERNEL(atanh, atanh(a))
-MATH_KERNEL(erf, erf(a))
+MATH_KERNEL_VM(erf, erf(a))
 MATH_KERNEL(erfc, erfc(a))
 MATH_KERNEL(erfinv, calc_erfinv((double)a))
 MATH_KERNEL(i0, calc_i0_t(a))
 MATH_KERNEL(reciprocal, 1 / a)
-MATH_KERNEL(sigmoid, 1 / (1 + exp(-a)))
+MATH_KERNEL_VM(sigmoid, 1 / (1 + exp(-a)))
 /* log(x / (1 - x)) after clamping x to [f[0], 1 - f[0]] when i[0] is set */
 MATH_KERNEL(logit, logit_of(p->i[0] ? (a < (T)p->f[0] ? (T)p->f[0] : a > (T)p->f[1] ? (T)p->f[1] : a) : a))
 

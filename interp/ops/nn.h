@@ -49,8 +49,9 @@ EpStatus nn_gemm(bool use_blas, DType t, int64_t m, int64_t n, int64_t k, double
 ** unspecified. */
 EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha, double beta);
 
-/* Number of threads OpenBLAS may use (default 1; see nn_gemm.c for why).
-** For a future --threads option of the front end. */
+/* The kernels' thread count (ep_set_threads / ep_threads): GEMMs are cut
+** into blocks fixed by their shape and run on the pool, OpenBLAS itself on
+** one thread (nn_gemm.c says why). */
 void nn_blas_set_threads(int n);
 int nn_blas_threads(void);
 

@@ -16,9 +16,12 @@
 */
 #include "nn.h"
 
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "interp/parallel.h"
 
 typedef struct ConvGeom {
     int nsp;                 /* spatial dims of the operator: 1, 2 or 3 */
@@ -264,31 +267,56 @@ static void conv_direct(DType ct, const ConvGeom *g, const void *X, const void *
 
 /* ---- BLAS path: im2col / col2im around GEMMs -------------------------------------- */
 
-/* cols[(ci, kd, kh, kw), (od, oh, ow)] = x[ci, id, ih, iw] or 0 in the
-** padding.  Only element size matters for a copy, so it is stamped for 4-
-** and 8-byte elements. */
+/* The outputs [lo, hi) of a row of OW whose input column ow * stride + off
+** lies inside a row of IW (lo >= hi: none). */
+static void conv_valid_run(int64_t OW, int64_t IW, int64_t stride, int64_t off, int64_t *lo, int64_t *hi)
+{
+    *lo = off >= 0 ? 0 : (-off + stride - 1) / stride;
+    *hi = IW - 1 - off < 0 ? 0 : (IW - 1 - off) / stride + 1;
+    if (*hi > OW)
+        *hi = OW;
+}
+
+/* cols[(ci, kd, kh, kw), t - t0] = x[ci, id, ih, iw] (or 0 in the padding)
+** for the output positions t = (od, oh, ow) in [t0, t1): one tile of the
+** im2col matrix, walked in runs along ow, each run zeros, a copy (a plain
+** one when unstrided) and zeros.  Only element size matters for a copy,
+** so it is stamped for 4- and 8-byte elements. */
 #define IM2COL(NAME, E)                                                                                    \
-    static void NAME(const ConvGeom *g, int64_t nch, const E *x, E *cols)                               \
+    static void NAME(const ConvGeom *g, int64_t nch, const E *x, int64_t t0, int64_t t1, E *cols)       \
     {                                                                                                    \
-        const int64_t L_out = prod3(g->out);                                                             \
-        int64_t row = 0;                                                                                 \
+        const int64_t OW = g->out[2], OHW = g->out[1] * OW, IW = g->in[2], sw = g->stride[2];            \
+        E *dst = cols;                                                                                   \
         for (int64_t ci = 0; ci < nch; ci++)                                                             \
             for (int64_t kd = 0; kd < g->k[0]; kd++)                                                     \
                 for (int64_t kh = 0; kh < g->k[1]; kh++)                                                 \
-                    for (int64_t kw = 0; kw < g->k[2]; kw++, row++) {                                    \
-                        E *dst = cols + row * L_out;                                                     \
+                    for (int64_t kw = 0; kw < g->k[2]; kw++) {                                           \
                         const E *xc = x + ci * prod3(g->in);                                             \
-                        for (int64_t od = 0; od < g->out[0]; od++) {                                     \
+                        const int64_t off = kw * g->dil[2] - g->pad_lo[2];                               \
+                        int64_t lo, hi;                                                                  \
+                        conv_valid_run(OW, IW, sw, off, &lo, &hi);                                       \
+                        for (int64_t t = t0; t < t1;) {                                                  \
+                            int64_t od = t / OHW, oh = t / OW % g->out[1], ow = t % OW;                  \
+                            int64_t end = ow + (t1 - t) < OW ? ow + (t1 - t) : OW;                       \
                             int64_t id = od * g->stride[0] - g->pad_lo[0] + kd * g->dil[0];              \
-                            for (int64_t oh = 0; oh < g->out[1]; oh++) {                                 \
-                                int64_t ih = oh * g->stride[1] - g->pad_lo[1] + kh * g->dil[1];          \
-                                bool in_dh = id >= 0 && id < g->in[0] && ih >= 0 && ih < g->in[1];       \
-                                const E *xrow = xc + (id * g->in[1] + ih) * g->in[2];                    \
-                                for (int64_t ow = 0; ow < g->out[2]; ow++) {                             \
-                                    int64_t iw = ow * g->stride[2] - g->pad_lo[2] + kw * g->dil[2];      \
-                                    *dst++ = (in_dh && iw >= 0 && iw < g->in[2]) ? xrow[iw] : 0;         \
-                                }                                                                        \
+                            int64_t ih = oh * g->stride[1] - g->pad_lo[1] + kh * g->dil[1];              \
+                            bool in_dh = id >= 0 && id < g->in[0] && ih >= 0 && ih < g->in[1];           \
+                            const E *xrow = xc + (id * g->in[1] + ih) * IW;                              \
+                            /* zeros in [ow, a), the input in [a, b), zeros in [b, end) */               \
+                            int64_t a = !in_dh ? end : lo < ow ? ow : lo < end ? lo : end;               \
+                            int64_t b = !in_dh || hi > end ? end : hi < a ? a : hi;                      \
+                            t += end - ow;                                                               \
+                            for (; ow < a; ow++)                                                         \
+                                *dst++ = 0;                                                              \
+                            if (sw == 1 && b > ow) {                                                   \
+                                memcpy(dst, xrow + ow + off, (size_t)(b - ow) * sizeof(E));              \
+                                dst += b - ow;                                                           \
+                                ow = b;                                                                  \
                             }                                                                            \
+                            for (; ow < b; ow++)                                                         \
+                                *dst++ = xrow[ow * sw + off];                                            \
+                            for (; ow < end; ow++)                                                       \
+                                *dst++ = 0;                                                              \
                         }                                                                                \
                     }                                                                                    \
     }
@@ -333,12 +361,23 @@ COL2IM(col2im_f32, float, ADD_PLAIN)
 COL2IM(col2im_f64, double, ADD_PLAIN)
 COL2IM(col2im_i64, int64_t, ADD_WRAP)
 
-/* Fill each of nch rows of len elements with bias[ch] (element size es). */
-static void fill_bias(int es, int64_t nch, int64_t len, const char *bias, char *out)
+/* Fill each of nch rows of len elements, ld elements apart, with bias[ch]
+** (element size es, 4 or 8: typed stores, not a memcpy call per element). */
+static void fill_bias(int es, int64_t nch, int64_t len, int64_t ld, const char *bias, char *out)
 {
-    for (int64_t ch = 0; ch < nch; ch++)
-        for (int64_t i = 0; i < len; i++)
-            memcpy(out + (ch * len + i) * es, bias + ch * es, (size_t)es);
+    for (int64_t ch = 0; ch < nch; ch++) {
+        if (es == 4) {
+            uint32_t v, *row = (uint32_t *)out + ch * ld;
+            memcpy(&v, bias + ch * 4, 4);
+            for (int64_t i = 0; i < len; i++)
+                row[i] = v;
+        } else {
+            uint64_t v, *row = (uint64_t *)out + ch * ld;
+            memcpy(&v, bias + ch * 8, 8);
+            for (int64_t i = 0; i < len; i++)
+                row[i] = v;
+        }
+    }
 }
 
 static bool is_pointwise(const ConvGeom *g)
@@ -349,40 +388,177 @@ static bool is_pointwise(const ConvGeom *g)
     return true;
 }
 
-static EpStatus conv_blas(OpCall *c, DType ct, const ConvGeom *g, const char *X, const char *W, const char *B,
+/* ---- the fast forward path ------------------------------------------------------------ */
+
+/* The forward convolution, cut into items (image, group, tile of output
+** positions) whose bounds depend only on the geometry, so the pool may run
+** them in any order on any number of threads with the same result.  Each
+** item is one GEMM: W_g [cout_g, K] @ cols [K, tile] into the output's
+** columns of the tile, where cols is the tile's im2col (K = cin_g * kernel
+** volume) or, for a 1x1 unstrided unpadded kernel, the input itself. */
+typedef struct ConvJob {
+    const ConvGeom *g;
+    DType ct;
+    bool pointwise;
+    int64_t K, tile, ntiles;
+    const char *X, *W, *B;
+    char *O;
+    atomic_int failed; /* an item ran out of memory */
+} ConvJob;
+
+/* im2col tiles of about this many elements (512 KiB of float32): the tile
+** is written once and read by the GEMM while it is still in L2. */
+#define CONV_TILE_ELEMS (INT64_C(1) << 17)
+#define CONV_TILE_MIN 256
+/* Multiply-adds a chunk of the pool should hold at least. */
+#define CONV_CHUNK_WORK (INT64_C(1) << 22)
+
+static void conv_items(void *ctx, int64_t begin, int64_t end)
+{
+    ConvJob *j = ctx;
+    const ConvGeom *g = j->g;
+    const int es = dtype_size(j->ct);
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups;
+    const int64_t L_in = prod3(g->in), L_out = prod3(g->out);
+    char *cols = j->pointwise ? NULL : malloc((size_t)(j->K * j->tile) * (size_t)es);
+    if (!j->pointwise && !cols) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t it = begin; it < end; it++) {
+        const int64_t tile = it % j->ntiles, grp = it / j->ntiles % g->groups, n = it / j->ntiles / g->groups;
+        const int64_t t0 = tile * j->tile, t1 = t0 + j->tile < L_out ? t0 + j->tile : L_out;
+        const char *x = j->X + (n * g->cin + grp * cin_g) * L_in * es;
+        char *o = j->O + ((n * g->cout + grp * cout_g) * L_out + t0) * es;
+        NnMat mx = {(void *)(x + t0 * es), L_in, 1};
+        if (!j->pointwise) {
+            if (es == 4)
+                im2col_4(g, cin_g, (const uint32_t *)x, t0, t1, (uint32_t *)cols);
+            else
+                im2col_8(g, cin_g, (const uint64_t *)x, t0, t1, (uint64_t *)cols);
+            mx = (NnMat){cols, t1 - t0, 1};
+        }
+        if (j->B)
+            fill_bias(es, cout_g, t1 - t0, L_out, j->B + grp * cout_g * es, o);
+        NnMat mw = {(void *)(j->W + grp * cout_g * j->K * es), j->K, 1};
+        NnMat mo = {o, L_out, 1};
+        EpError err = {0};
+        if (nn_gemm(true, j->ct, cout_g, t1 - t0, j->K, 1, mw, mx, j->B ? 1 : 0, mo, &err))
+            atomic_store(&j->failed, 1);
+    }
+    free(cols);
+}
+
+/* float32 o[i] += w * x[i] over a row, eight lanes at a time: each lane's
+** sum is the same multiply then add as the scalar tail's, so the result
+** does not depend on the vector width the CPU has (no fused multiply-add:
+** the build keeps -ffp-contract=off, -std=c11's default). */
+typedef float V8F __attribute__((vector_size(32), aligned(4), may_alias));
+
+static inline void axpy_row(float *o, const float *x, float w, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8)
+        *(V8F *)(o + i) += w * *(const V8F *)(x + i);
+    for (; i < n; i++)
+        o[i] += w * x[i];
+}
+
+/* One output plane of a float32 depthwise convolution (each output channel
+** reads one input channel x): the taps are added in (kd, kh, kw) order into
+** the output row, then the bias, one float32 rounding per step as PyTorch's
+** float32 kernels round. */
+__attribute__((target_clones("avx2", "default")))
+static void depthwise_plane(const ConvGeom *g, const float *x, const float *w, const float *bias, float *o)
+{
+    const int64_t OW = g->out[2], IW = g->in[2], sw = g->stride[2];
+    for (int64_t od = 0; od < g->out[0]; od++)
+        for (int64_t oh = 0; oh < g->out[1]; oh++) {
+            float *orow = o + (od * g->out[1] + oh) * OW;
+            for (int64_t ow = 0; ow < OW; ow++)
+                orow[ow] = 0;
+            for (int64_t kd = 0; kd < g->k[0]; kd++) {
+                int64_t id = od * g->stride[0] - g->pad_lo[0] + kd * g->dil[0];
+                if (id < 0 || id >= g->in[0])
+                    continue;
+                for (int64_t kh = 0; kh < g->k[1]; kh++) {
+                    int64_t ih = oh * g->stride[1] - g->pad_lo[1] + kh * g->dil[1];
+                    if (ih < 0 || ih >= g->in[1])
+                        continue;
+                    const float *xrow = x + (id * g->in[1] + ih) * IW;
+                    for (int64_t kw = 0; kw < g->k[2]; kw++) {
+                        const float wv = w[(kd * g->k[1] + kh) * g->k[2] + kw];
+                        /* the outputs whose input column ow * sw + off is inside the row */
+                        const int64_t off = kw * g->dil[2] - g->pad_lo[2];
+                        int64_t lo, hi;
+                        conv_valid_run(OW, IW, sw, off, &lo, &hi);
+                        if (lo >= hi)
+                            continue;
+                        if (sw == 1)
+                            axpy_row(orow + lo, xrow + lo + off, wv, hi - lo);
+                        else
+                            for (int64_t ow = lo; ow < hi; ow++)
+                                orow[ow] += wv * xrow[ow * sw + off];
+                    }
+                }
+            }
+            if (bias)
+                for (int64_t ow = 0; ow < OW; ow++)
+                    orow[ow] += *bias;
+        }
+}
+
+static void depthwise_items(void *ctx, int64_t begin, int64_t end)
+{
+    const ConvJob *j = ctx;
+    const ConvGeom *g = j->g;
+    const int64_t cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out);
+    for (int64_t it = begin; it < end; it++) { /* it = n * cout + co */
+        const int64_t n = it / g->cout, co = it % g->cout;
+        const float *x = (const float *)j->X + (n * g->cin + co / cout_g) * L_in;
+        const float *bias = j->B ? (const float *)j->B + co : NULL;
+        depthwise_plane(g, x, (const float *)j->W + co * prod3(g->k), bias, (float *)j->O + it * L_out);
+    }
+}
+
+static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X, const char *W, const char *B,
                           char *O)
+{
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, L_out = prod3(g->out);
+    ConvJob j = {.g = g, .ct = ct, .pointwise = is_pointwise(g), .K = cin_g * prod3(g->k), .X = X, .W = W, .B = B,
+                 .O = O};
+    atomic_init(&j.failed, 0);
+    if (ct == DT_F32 && cin_g == 1) {
+        /* depthwise: a GEMM of K = kernel volume is mostly im2col; direct
+        ** loops over whole planes read the input once */
+        int64_t work = L_out * prod3(g->k);
+        ep_parallel_for(g->n * g->cout, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, depthwise_items, &j);
+        return EP_OK;
+    }
+    /* tiles of about equal width, at least CONV_TILE_MIN wide: BLAS packs
+    ** the group's whole weight matrix again for every tile */
+    int64_t want = j.K > 0 ? CONV_TILE_ELEMS / j.K : L_out;
+    want = want < CONV_TILE_MIN ? CONV_TILE_MIN : want;
+    j.ntiles = (L_out + want - 1) / want;
+    j.tile = ((L_out + j.ntiles - 1) / j.ntiles + 15) / 16 * 16;
+    j.tile = j.tile < L_out ? j.tile : L_out;
+    j.ntiles = (L_out + j.tile - 1) / j.tile;
+    int64_t work = cout_g * j.tile * j.K;
+    ep_parallel_for(g->n * g->groups * j.ntiles, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_items, &j);
+    if (atomic_load(&j.failed))
+        return op_fail(c, "out of memory for a %lldx%lld im2col tile", (long long)j.K, (long long)j.tile);
+    return EP_OK;
+}
+
+/* The transposed convolution with BLAS: per (image, group) a GEMM into
+** cols, then col2im's scatter-add. */
+static EpStatus convt_blas(OpCall *c, DType ct, const ConvGeom *g, const char *X, const char *W, const char *B,
+                           char *O)
 {
     const int es = dtype_size(ct);
     const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups;
     const int64_t L_in = prod3(g->in), KK = prod3(g->k), L_out = prod3(g->out);
     EpStatus rc = EP_OK;
-    if (!g->transposed) {
-        /* a 1x1, unstrided, unpadded kernel reads the input as it is */
-        bool direct = is_pointwise(g);
-        char *cols = direct ? NULL : malloc((size_t)(cin_g * KK * L_out) * (size_t)es + 1);
-        if (!direct && !cols)
-            return op_fail(c, "out of memory for a %lldx%lld im2col buffer", (long long)(cin_g * KK),
-                           (long long)L_out);
-        for (int64_t n = 0; n < g->n && rc == EP_OK; n++)
-            for (int64_t grp = 0; grp < g->groups && rc == EP_OK; grp++) {
-                const char *x = X + (n * g->cin + grp * cin_g) * L_in * es;
-                char *o = O + (n * g->cout + grp * cout_g) * L_out * es;
-                if (!direct) {
-                    if (es == 4)
-                        im2col_4(g, cin_g, (const uint32_t *)x, (uint32_t *)cols);
-                    else
-                        im2col_8(g, cin_g, (const uint64_t *)x, (uint64_t *)cols);
-                }
-                if (B)
-                    fill_bias(es, cout_g, L_out, B + grp * cout_g * es, o);
-                NnMat mw = {(void *)(W + grp * cout_g * cin_g * KK * es), cin_g * KK, 1};
-                NnMat mx = {direct ? (void *)x : cols, L_out, 1};
-                NnMat mo = {o, L_out, 1};
-                rc = nn_gemm(true, ct, cout_g, L_out, cin_g * KK, 1, mw, mx, B ? 1 : 0, mo, c->err);
-            }
-        free(cols);
-        return rc;
-    }
     /* transposed: cols = W_g^T @ x_g, then scatter-add cols into the output */
     char *cols = malloc((size_t)(cout_g * KK * L_in) * (size_t)es + 1);
     if (!cols)
@@ -392,7 +568,7 @@ static EpStatus conv_blas(OpCall *c, DType ct, const ConvGeom *g, const char *X,
             const char *x = X + (n * g->cin + grp * cin_g) * L_in * es;
             char *o = O + (n * g->cout + grp * cout_g) * L_out * es;
             if (B)
-                fill_bias(es, cout_g, L_out, B + grp * cout_g * es, o);
+                fill_bias(es, cout_g, L_out, L_out, B + grp * cout_g * es, o);
             else
                 memset(o, 0, (size_t)(cout_g * L_out * es));
             NnMat mwt = {(void *)(W + grp * cin_g * cout_g * KK * es), 1, cout_g * KK};
@@ -445,7 +621,8 @@ static EpStatus conv_run(OpCall *c, Tensor *x, Tensor *w, Tensor *b, const ConvP
     if (tensor_numel(O) > 0) {
         const char *bp = B ? tensor_data(B) : NULL;
         if (c->cfg->use_blas)
-            rc = conv_blas(c, ct, &g, tensor_data(X), tensor_data(W), bp, tensor_data(O));
+            rc = (g.transposed ? convt_blas : conv_fast)(c, ct, &g, tensor_data(X), tensor_data(W), bp,
+                                                         tensor_data(O));
         else
             conv_direct(ct, &g, tensor_data(X), tensor_data(W), bp, tensor_data(O));
     }

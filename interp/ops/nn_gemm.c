@@ -8,37 +8,37 @@
 #include "nn.h"
 
 #include <cblas.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* OpenBLAS threads.  We run GEMMs on one thread unless told otherwise:
-** single-threaded results do not depend on the machine's core count (the
-** PyTorch references are computed with one intra-op thread too), the
-** per-node times the profiler reports stay comparable between runs, and
-** SIGPROF then always lands on the interpreter's thread.  Most matrices a
-** debugging session sees are small enough that a thread pool's wake-up
-** costs more than it saves.  The front end can raise it with
-** nn_blas_set_threads(). */
-static int blas_threads = 1;
-static bool blas_threads_applied;
+#include "interp/parallel.h"
+
+/* Threads.  OpenBLAS always runs on one thread: its threaded sgemm gives
+** other bits for another thread count (checked with memcmp on 0.3.21:
+** 256^3, 512^3, 64x3136x576, 128x3072x768, M = 1 and N = 1 shapes all
+** differ between 1 and 2 threads; only products too small for it to
+** thread agree).  Instead a large GEMM is cut here into blocks of rows or
+** columns whose bounds depend only on its shape, each block one
+** single-threaded BLAS call, run on the kernels' pool (interp/parallel.h):
+** every result is then the same for any thread count.  A single-threaded
+** OpenBLAS (0.3.7 and later) may be called from several threads at once. */
+static pthread_once_t blas_once = PTHREAD_ONCE_INIT;
 
 void nn_blas_set_threads(int n)
 {
-    blas_threads = n > 0 ? n : 1;
-    blas_threads_applied = false;
+    ep_set_threads(n);
 }
 
 int nn_blas_threads(void)
 {
-    return blas_threads;
+    return ep_threads();
 }
 
-static void apply_blas_threads(void)
+static void blas_one_thread(void)
 {
-    if (!blas_threads_applied) {
-        openblas_set_num_threads(blas_threads);
-        blas_threads_applied = true;
-    }
+    openblas_set_num_threads(1);
 }
 
 DType nn_gemm_type(DType t)
@@ -137,36 +137,94 @@ static void *pack(DType t, int64_t rows, int64_t cols, NnMat m)
     return buf;
 }
 
+/* One BLAS GEMM resolved to BLAS's terms, and how it is cut for the pool:
+** blocks of `block` rows of C (by_rows) or columns, the last one shorter. */
+typedef struct BlasJob {
+    DType t;
+    bool ta, tb, by_rows;
+    int64_t m, n, k, lda, ldb, ldc, block;
+    double alpha, beta;
+    const char *a, *b;
+    char *c;
+} BlasJob;
+
+static void blas_call(const BlasJob *j, const char *a, const char *b, char *c, int64_t m, int64_t n)
+{
+    enum CBLAS_TRANSPOSE ta = j->ta ? CblasTrans : CblasNoTrans, tb = j->tb ? CblasTrans : CblasNoTrans;
+    if (j->t == DT_F32)
+        cblas_sgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)j->k, (float)j->alpha, (const float *)a, (int)j->lda,
+                    (const float *)b, (int)j->ldb, (float)j->beta, (float *)c, (int)j->ldc);
+    else
+        cblas_dgemm(CblasRowMajor, ta, tb, (int)m, (int)n, (int)j->k, j->alpha, (const double *)a, (int)j->lda,
+                    (const double *)b, (int)j->ldb, j->beta, (double *)c, (int)j->ldc);
+}
+
+/* Blocks [begin, end) of rows or columns of C: the matching rows of op(A)
+** (or columns of op(B)) start begin rows (columns) into the stored matrix. */
+static void blas_block(void *ctx, int64_t begin, int64_t end)
+{
+    const BlasJob *j = ctx;
+    const int64_t es = dtype_size(j->t);
+    if (j->by_rows) {
+        const char *a = j->a + (j->ta ? begin : begin * j->lda) * es;
+        blas_call(j, a, j->b, j->c + begin * j->ldc * es, end - begin, j->n);
+    } else {
+        const char *b = j->b + (j->tb ? begin * j->ldb : begin) * es;
+        blas_call(j, j->a, b, j->c + begin * es, j->m, end - begin);
+    }
+}
+
+/* Multiply-adds a block should hold at least, so a block is worth a
+** thread's wake-up (tens of microseconds of work), and rows or columns a
+** block should hold at least, so BLAS's packing of the other operand per
+** block stays a small share of its work (64-row blocks cost 512^2 mm 12 %
+** more CPU time than one call; 256 a few percent). */
+#define GEMM_BLOCK_WORK (INT64_C(1) << 22)
+#define GEMM_BLOCK_MIN 256
+
+/* The block of rows (columns) for a GEMM cut along a dimension of size len
+** with `other` * k multiply-adds per row: from the shape alone, never from
+** the thread count, so results do not depend on it. */
+static int64_t gemm_block(int64_t len, int64_t per_row)
+{
+    int64_t want = GEMM_BLOCK_WORK / (per_row > 0 ? per_row : 1) + 1;
+    if (want < GEMM_BLOCK_MIN)
+        want = GEMM_BLOCK_MIN;
+    want = (want + 15) / 16 * 16; /* whole kernel tiles */
+    return want < len ? want : len;
+}
+
 static EpStatus gemm_blas(DType t, int64_t m, int64_t n, int64_t k, double alpha, NnMat a, NnMat b, double beta,
                           NnMat c, EpError *err)
 {
-    bool ta, tb;
-    int64_t lda, ldb;
+    BlasJob j = {.t = t, .m = m, .n = n, .k = k, .alpha = alpha, .beta = beta};
     void *pa = NULL, *pb = NULL;
-    if (!blas_layout(m, k, a.rs, a.cs, &ta, &lda)) {
+    if (!blas_layout(m, k, a.rs, a.cs, &j.ta, &j.lda)) {
         if (!(pa = pack(t, m, k, a)))
             return ep_fail(err, EP_ERR_EXEC, "out of memory packing a %lldx%lld matrix", (long long)m, (long long)k);
         a = (NnMat){pa, k, 1};
-        ta = false;
-        lda = k > 1 ? k : 1;
+        j.ta = false;
+        j.lda = k > 1 ? k : 1;
     }
-    if (!blas_layout(k, n, b.rs, b.cs, &tb, &ldb)) {
+    if (!blas_layout(k, n, b.rs, b.cs, &j.tb, &j.ldb)) {
         if (!(pb = pack(t, k, n, b))) {
             free(pa);
             return ep_fail(err, EP_ERR_EXEC, "out of memory packing a %lldx%lld matrix", (long long)k, (long long)n);
         }
         b = (NnMat){pb, n, 1};
-        tb = false;
-        ldb = n > 1 ? n : 1;
+        j.tb = false;
+        j.ldb = n > 1 ? n : 1;
     }
-    int64_t ldc = m == 1 ? (n > 1 ? n : 1) : c.rs;
-    apply_blas_threads();
-    if (t == DT_F32)
-        cblas_sgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n,
-                    (int)k, (float)alpha, a.data, (int)lda, b.data, (int)ldb, (float)beta, c.data, (int)ldc);
-    else
-        cblas_dgemm(CblasRowMajor, ta ? CblasTrans : CblasNoTrans, tb ? CblasTrans : CblasNoTrans, (int)m, (int)n,
-                    (int)k, alpha, a.data, (int)lda, b.data, (int)ldb, beta, c.data, (int)ldc);
+    j.ldc = m == 1 ? (n > 1 ? n : 1) : c.rs;
+    j.a = a.data;
+    j.b = b.data;
+    j.c = c.data;
+    pthread_once(&blas_once, blas_one_thread);
+    /* cut the longer side of C; a small GEMM stays one block */
+    j.by_rows = m >= n;
+    int64_t len = j.by_rows ? m : n;
+    j.block = gemm_block(len, (j.by_rows ? n : m) * k);
+    ep_parallel_for(len, j.block, blas_block, &j);
     free(pa);
     free(pb);
     return EP_OK;
@@ -245,6 +303,42 @@ static bool rows_fold(int nb, const int64_t *bshape, const int64_t *st, int64_t 
     return true;
 }
 
+/* The products of a batch that does not fold into one GEMM: product bi
+** reads A and B at the offsets of its batch index. */
+typedef struct BatchJob {
+    bool use_blas;
+    DType ct;
+    int nb;
+    const int64_t *bshape, *sa, *sb;
+    int64_t m, n, k;
+    NnMat a, b;
+    char *c;
+    double alpha, beta;
+    atomic_int failed; /* set once, by the first product that fails ... */
+    EpError err;       /* ... which alone writes its message here */
+} BatchJob;
+
+static void batch_items(void *ctx, int64_t begin, int64_t end)
+{
+    BatchJob *j = ctx;
+    const int es = dtype_size(j->ct);
+    for (int64_t bi = begin; bi < end; bi++) {
+        int64_t oa = 0, ob = 0, rest = bi;
+        for (int i = j->nb - 1; i >= 0; i--) {
+            int64_t idx = rest % j->bshape[i];
+            rest /= j->bshape[i];
+            oa += idx * j->sa[i];
+            ob += idx * j->sb[i];
+        }
+        NnMat ma = {(char *)j->a.data + oa * es, j->a.rs, j->a.cs}, mb = {(char *)j->b.data + ob * es, j->b.rs, j->b.cs};
+        NnMat mc = {j->c + bi * j->m * j->n * es, j->n, 1};
+        EpError err = {0};
+        if (nn_gemm(j->use_blas, j->ct, j->m, j->n, j->k, j->alpha, ma, mb, j->beta, mc, &err) &&
+            atomic_exchange(&j->failed, 1) == 0)
+            j->err = err;
+    }
+}
+
 EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha, double beta)
 {
     const DType ct = nn_gemm_type(out->dtype);
@@ -275,7 +369,6 @@ EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha,
     int64_t sa[EP_MAX_DIMS], sb[EP_MAX_DIMS];
     batch_strides(A, nb, bshape, sa);
     batch_strides(B, nb, bshape, sb);
-    const int es = dtype_size(ct);
     char *pa = tensor_data(A), *pb = tensor_data(B), *pc = tensor_data(C);
     const int64_t a_rs = A->strides[A->ndim - 2], a_cs = A->strides[A->ndim - 1];
     const int64_t b_rs = B->strides[B->ndim - 2], b_cs = B->strides[B->ndim - 1];
@@ -291,21 +384,18 @@ EpStatus nn_bmm_into(OpCall *c, Tensor *out, Tensor *a, Tensor *b, double alpha,
         NnMat ma = {pa, a_rs, a_cs}, mb = {pb, b_rs, b_cs}, mc = {pc, n, 1};
         rc = nn_gemm(c->cfg->use_blas, ct, m * nbatch, n, k, alpha, ma, mb, beta, mc, c->err);
     } else {
-        int64_t idx[EP_MAX_DIMS] = {0};
-        for (int64_t bi = 0; bi < nbatch && rc == EP_OK; bi++) {
-            int64_t oa = 0, ob = 0;
-            for (int i = 0; i < nb; i++) {
-                oa += idx[i] * sa[i];
-                ob += idx[i] * sb[i];
-            }
-            NnMat ma = {pa + oa * es, a_rs, a_cs}, mb = {pb + ob * es, b_rs, b_cs};
-            NnMat mc = {pc + bi * m * n * es, n, 1};
-            rc = nn_gemm(c->cfg->use_blas, ct, m, n, k, alpha, ma, mb, beta, mc, c->err);
-            for (int i = nb - 1; i >= 0; i--) {
-                if (++idx[i] < bshape[i])
-                    break;
-                idx[i] = 0;
-            }
+        BatchJob j = {.use_blas = c->cfg->use_blas, .ct = ct, .nb = nb, .bshape = bshape, .sa = sa, .sb = sb,
+                      .m = m, .n = n, .k = k, .a = {pa, a_rs, a_cs}, .b = {pb, b_rs, b_cs}, .c = pc,
+                      .alpha = alpha, .beta = beta};
+        atomic_init(&j.failed, 0);
+        /* small products several to a chunk of the pool, big ones one to a
+        ** chunk; the reference loops one after the other */
+        int64_t work = m * n * k;
+        int64_t grain = !j.use_blas ? nbatch : GEMM_BLOCK_WORK / (work > 0 ? work : 1) + 1;
+        ep_parallel_for(nbatch, grain, batch_items, &j);
+        if (atomic_load(&j.failed)) {
+            *c->err = j.err;
+            rc = j.err.code ? j.err.code : EP_ERR_EXEC;
         }
     }
     if (rc == EP_OK && C != out)

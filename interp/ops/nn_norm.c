@@ -7,7 +7,9 @@
 **
 ** Statistics and outputs are computed in double and rounded once to the
 ** input's dtype (PyTorch accumulates batch-norm statistics in double too and
-** layer / group norm in float).  float16 and bfloat16 inputs may come with
+** layer / group norm in float).  Contiguous float32 layer norm and
+** evaluation-mode batch norm take the vectorized paths of reduce_fast.c
+** (statistics still in double; the double loops stay the reference).  float16 and bfloat16 inputs may come with
 ** float32 parameters ("mixed type"); the saved statistics are then float32.
 ** Training-mode batch norm normalises with the biased variance and updates
 ** the running variance with the unbiased one:
@@ -17,6 +19,8 @@
 
 #include <math.h>
 #include <string.h>
+
+#include "reduce_fast.h"
 
 /* ---- shared checks ------------------------------------------------------------------ */
 
@@ -85,6 +89,39 @@ static void bn_release(BnResult *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Evaluation-mode batch norm of a contiguous float32 x, as PyTorch's CPU
+** kernel computes it: per channel alpha = w / sqrt(var + eps) and beta =
+** b - mean * alpha (here in double, rounded to float once), then
+** y = x * alpha + beta in float over the pool (reduce_fast.c). */
+static EpStatus bn_eval_fast(OpCall *c, Tensor *x, Tensor *w, Tensor *b, Tensor *rm, Tensor *rv, double eps,
+                             int64_t N, int64_t C, int64_t L, BnResult *r)
+{
+    Tensor *in[4] = {w, b, rm, rv}, *d[4];
+    if (!load_f64(c, 4, in, d))
+        return c->err->code;
+    int64_t csz[1] = {2 * C}, zero[1] = {0};
+    Tensor *ab = tensor_empty(DT_F32, 1, csz, c->err);
+    r->out = ab ? tensor_empty(DT_F32, x->ndim, x->sizes, c->err) : NULL;
+    r->save_mean = r->out ? tensor_empty(DT_F32, 1, zero, c->err) : NULL;
+    r->save_invstd = r->save_mean ? tensor_empty(DT_F32, 1, zero, c->err) : NULL;
+    EpStatus rc = r->save_invstd ? EP_OK : c->err->code ? c->err->code : EP_ERR_EXEC;
+    if (!rc) {
+        const double *W = f64p(d[0]), *B = f64p(d[1]), *RM = f64p(d[2]), *RV = f64p(d[3]);
+        float *alpha = tensor_data(ab), *beta = alpha + C;
+        for (int64_t ch = 0; ch < C; ch++) {
+            double a = (W ? W[ch] : 1) / sqrt(RV[ch] + eps);
+            alpha[ch] = (float)a;
+            beta[ch] = (float)((B ? B[ch] : 0) - RM[ch] * a);
+        }
+        reduce_fast_affine_planes(tensor_data(x), N * C, C, L, alpha, beta, tensor_data(r->out));
+    }
+    tensor_unref(ab);
+    unref_all(4, d);
+    if (rc)
+        bn_release(r);
+    return rc;
+}
+
 /* Batch normalisation of x [N, C, ...] over all dims but 1. */
 static EpStatus bn_core(OpCall *c, Tensor *x, Tensor *w, Tensor *b, Tensor *rm, Tensor *rv, bool training,
                         double momentum, double eps, bool strict, BnResult *r)
@@ -110,10 +147,12 @@ static EpStatus bn_core(OpCall *c, Tensor *x, Tensor *w, Tensor *b, Tensor *rm, 
     if (!training && (!rm || !rv))
         return op_fail(c, "running_mean and running_var must be defined in evaluation mode");
     const DType st = mixed ? DT_F32 : x->dtype;
+    int64_t csz[1] = {C}, zero[1] = {0};
+    if (!training && x->dtype == DT_F32 && !mixed && reduce_fast_enabled(c) && tensor_is_contiguous(x))
+        return bn_eval_fast(c, x, w, b, rm, rv, eps, N, C, L, r);
     Tensor *in[5] = {x, w, b, rm, rv}, *d[5];
     if (!load_f64(c, 5, in, d))
         return c->err->code;
-    int64_t csz[1] = {C}, zero[1] = {0};
     Tensor *mean = tensor_empty(DT_F64, 1, csz, c->err), *invstd = tensor_empty(DT_F64, 1, csz, c->err);
     Tensor *out = tensor_empty(DT_F64, x->ndim, x->sizes, c->err);
     if (!mean || !invstd || !out) {
@@ -516,6 +555,35 @@ static EpStatus check_norm_shape(OpCall *c, const Tensor *x, int nn, const int64
     return EP_OK;
 }
 
+/* layer norm of a contiguous float32 x (reduce_fast.c): outer rows of
+** inner values, statistics in double, the output in float. */
+static EpStatus layer_norm_fast(OpCall *c, Tensor *x, Tensor *w, Tensor *b, double eps, int nn, int64_t outer,
+                                int64_t inner, bool native)
+{
+    int64_t msz[EP_MAX_DIMS];
+    for (int i = 0; i < x->ndim; i++)
+        msz[i] = i < x->ndim - nn ? x->sizes[i] : 1;
+    Tensor *out = tensor_empty(DT_F32, x->ndim, x->sizes, c->err);
+    Tensor *mean = out ? tensor_empty(DT_F32, x->ndim, msz, c->err) : NULL;
+    Tensor *rstd = mean ? tensor_empty(DT_F32, x->ndim, msz, c->err) : NULL;
+    if (!rstd) {
+        tensor_unref(out);
+        tensor_unref(mean);
+        return c->err->code;
+    }
+    reduce_fast_layer_norm(tensor_data(x), outer, inner, w ? tensor_data(w) : NULL, b ? tensor_data(b) : NULL, eps,
+                           tensor_data(out), tensor_data(mean), tensor_data(rstd));
+    out_tensor(c, 0, out);
+    if (native) {
+        out_tensor(c, 1, mean);
+        out_tensor(c, 2, rstd);
+    } else {
+        tensor_unref(mean);
+        tensor_unref(rstd);
+    }
+    return EP_OK;
+}
+
 /* native_layer_norm(input, normalized_shape, weight, bias, eps) -> (out,
 ** mean, rstd) and layer_norm(input, normalized_shape, weight, bias, eps,
 ** cudnn_enable) -> out.  mean and rstd keep the input's leading dims with
@@ -533,6 +601,9 @@ EpStatus k_layer_norm(OpCall *c)
     if (rc || (rc = check_params(c, "LayerNormKernelImpl", x, params, 2, &mixed)))
         return rc;
     const int64_t inner = shape_numel(nn, ns), outer = inner ? tensor_numel(x) / inner : shape_numel(x->ndim - nn, x->sizes);
+    if (x->dtype == DT_F32 && !mixed && inner > 0 && reduce_fast_enabled(c) && tensor_is_contiguous(x) &&
+        (!w || tensor_is_contiguous(w)) && (!b || tensor_is_contiguous(b)))
+        return layer_norm_fast(c, x, w, b, eps, nn, outer, inner, native);
     Tensor *in[3] = {x, w, b}, *d[3];
     if (!load_f64(c, 3, in, d))
         return c->err->code;

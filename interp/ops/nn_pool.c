@@ -6,7 +6,9 @@
 **
 ** Every input is viewed as planes x D x H x W (planes = all leading dims;
 ** a 2-D pool has D = 1).  Floating inputs are computed in double and
-** rounded once; integer inputs (max pooling, and avg pooling of int64, as
+** rounded once, except float32 max pooling, which runs in float32 with its
+** planes over the worker pool (a max only picks a value: the same bits;
+** the double loop stays the reference, `--no-blas`); integer inputs (max pooling, and avg pooling of int64, as
 ** modern PyTorch allows) in int64.  float16 goes the same way as bfloat16
 ** (PyTorch 1.13 had no float16 pooling on CPU; modern PyTorch does it in
 ** float32).  Indices are flat positions in one input plane (h * W + w, or
@@ -17,6 +19,8 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "interp/parallel.h"
 
 typedef struct PoolGeom {
     int nsp;                       /* spatial dims of the operator */
@@ -160,10 +164,10 @@ static void window(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t di
 /* Max over each window; a NaN always wins (so the last NaN's index is
 ** kept), and ties keep the first index, as PyTorch's CPU kernel. */
 #define MAX_POOL(NAME, T, LOWEST, ISNAN)                                                              \
-    static void NAME(const PoolGeom *g, const T *x, T *out, int64_t *ind)                         \
+    static void NAME(const PoolGeom *g, const T *x, T *out, int64_t *ind, int64_t p0, int64_t p1) \
     {                                                                                              \
         const int64_t Lin = prod3(g->in), Lout = prod3(g->out);                                    \
-        for (int64_t pl = 0; pl < g->planes; pl++) {                                               \
+        for (int64_t pl = p0; pl < p1; pl++) {                                                     \
             const T *xp = x + pl * Lin;                                                            \
             for (int64_t od = 0; od < g->out[0]; od++) {                                           \
                 int64_t d0, d1;                                                                    \
@@ -199,6 +203,22 @@ static void window(int64_t o, int64_t stride, int64_t pad, int64_t k, int64_t di
 #define NOT_NAN(v) ((void)(v), false)
 MAX_POOL(max_pool_f64, double, -INFINITY, isnan)
 MAX_POOL(max_pool_i64, int64_t, INT64_MIN, NOT_NAN)
+MAX_POOL(max_pool_f32, float, -INFINITY, isnan)
+
+/* The fast path of float32: the same loop in the input's own type (a max
+** only picks a value, so nothing rounds), planes spread over the pool. */
+typedef struct MaxPoolJob {
+    const PoolGeom *g;
+    const float *x;
+    float *out;
+    int64_t *ind;
+} MaxPoolJob;
+
+static void max_pool_f32_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    MaxPoolJob *j = ctx;
+    max_pool_f32(j->g, j->x, j->out, j->ind, begin, end);
+}
 
 /* The end of the max and adaptive pools: values (stolen; NULL after a
 ** failure reported in c->err) as output 0 and, for the ops that return
@@ -220,17 +240,22 @@ static EpStatus max_pool_run(OpCall *c, Tensor *x, const PoolGeom *g, bool want_
 {
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, g, sz);
-    const DType ct = pool_type(x->dtype);
+    const DType ct = x->dtype == DT_F32 && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
     Tensor *X = tensor_as_contiguous_dtype(x, ct, c->err);
     Tensor *O = X ? tensor_empty(ct, x->ndim, sz, c->err) : NULL;
     Tensor *I = O && want_ind ? tensor_empty(DT_I64, x->ndim, sz, c->err) : NULL;
     Tensor *res = NULL;
     if (O && (I || !want_ind)) {
         int64_t *ip = I ? tensor_data(I) : NULL;
-        if (ct == DT_F64)
-            max_pool_f64(g, tensor_data(X), tensor_data(O), ip);
-        else
-            max_pool_i64(g, tensor_data(X), tensor_data(O), ip);
+        if (ct == DT_F32) {
+            MaxPoolJob j = {g, tensor_data(X), tensor_data(O), ip};
+            int64_t work = prod3(g->out) * prod3(g->k);
+            ep_parallel_for(g->planes, work >= 32768 ? 1 : 32768 / (work > 0 ? work : 1), max_pool_f32_chunk, &j);
+        } else if (ct == DT_F64) {
+            max_pool_f64(g, tensor_data(X), tensor_data(O), ip, 0, g->planes);
+        } else {
+            max_pool_i64(g, tensor_data(X), tensor_data(O), ip, 0, g->planes);
+        }
         res = ct == x->dtype ? tensor_ref(O) : tensor_to_dtype(O, x->dtype, c->err);
     }
     tensor_unref(X);

@@ -11,6 +11,9 @@
 #include "reduce.h"
 
 #include <math.h>
+#include <stdlib.h>
+
+#include "reduce_fast.h"
 #include <stdio.h>
 #include <string.h>
 
@@ -242,6 +245,33 @@ static void fold_int64(FoldKind kind, const int64_t *x, int64_t nrows, int64_t l
     }
 }
 
+/* sum or mean of a contiguous float32 / float64 src without gathering
+** (reduce_fast.c), rounded and divided as fold_float / fold_double do. */
+static Tensor *fold_fast(OpCall *c, FoldKind kind, const Tensor *src, const ReducePlan *p, RfShape fs)
+{
+    Tensor *res = tensor_empty(src->dtype, p->out_ndim, p->out_sizes, c->err);
+    if (!res)
+        return NULL;
+    bool f32 = src->dtype == DT_F32;
+    double *y = f32 ? malloc((size_t)p->nrows * sizeof *y) : tensor_data(res);
+    if (!y) {
+        tensor_unref(res);
+        op_fail(c, "out of memory");
+        return NULL;
+    }
+    reduce_fast_sum(tensor_data(src), f32, fs, y);
+    if (f32) {
+        float *r = tensor_data(res);
+        for (int64_t i = 0; i < p->nrows; i++)
+            r[i] = kind == FOLD_MEAN ? (float)y[i] / (float)p->rowlen : (float)y[i];
+        free(y);
+    } else if (kind == FOLD_MEAN) {
+        for (int64_t i = 0; i < p->nrows; i++)
+            y[i] /= (double)p->rowlen;
+    }
+    return res;
+}
+
 /* The result dtype of a fold, or DT_INVALID after reporting why PyTorch
 ** refuses the input. */
 static DType fold_out_dtype(OpCall *c, FoldKind kind, const Tensor *self, DType given)
@@ -288,6 +318,13 @@ static EpStatus fold(OpCall *c, FoldKind kind, int dim_arg, bool keepdim, DType 
     if (!src)
         return c->err->code;
     DType ct = reduce_compute_dtype(cast);
+    RfShape fs;
+    if ((kind == FOLD_SUM || kind == FOLD_MEAN) && ct != DT_I64 && src->dtype == ct && reduce_fast_enabled(c) &&
+        reduce_fast_shape(src, p.reduced, &fs)) {
+        Tensor *fres = fold_fast(c, kind, src, &p, fs);
+        tensor_unref(src);
+        return fres ? reduce_out(c, 0, fres, out) : c->err->code;
+    }
     Tensor *rows = reduce_rows(src, &p, ct, c->err);
     Tensor *res = rows ? tensor_empty(ct, p.out_ndim, p.out_sizes, c->err) : NULL;
     tensor_unref(src);

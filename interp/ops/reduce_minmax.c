@@ -12,6 +12,8 @@
 
 #include <string.h>
 
+#include "reduce_fast.h"
+
 /* idx[r] = index within row r of its largest (want_max) or smallest value:
 ** the first NaN if there is one, else the first of equal extremes.  Rows
 ** have len >= 1 values. */
@@ -77,6 +79,14 @@ static EpStatus row_extremes(OpCall *c, Tensor *self, const ReducePlan *p, bool 
 {
     if (p->rowlen == 0 && p->nrows > 0)
         return op_fail(c, "internal: extreme of an empty row");
+    RfShape fs;
+    if (!indices && self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p->reduced, &fs)) {
+        *values = tensor_empty(DT_F32, p->out_ndim, p->out_sizes, c->err);
+        if (!*values)
+            return c->err->code;
+        reduce_fast_extreme(tensor_data(self), fs, want_max, tensor_data(*values));
+        return EP_OK;
+    }
     DType ct = reduce_compute_dtype(self->dtype);
     Tensor *rows = reduce_rows(self, p, ct, c->err);
     if (rows && !indices) {

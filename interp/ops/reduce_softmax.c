@@ -12,6 +12,8 @@
 
 #include <math.h>
 
+#include "reduce_fast.h"
+
 /* y = softmax or log_softmax of each row of x.  A NaN anywhere in a row
 ** makes the whole row NaN, as do rows holding +inf or only -inf (their
 ** shifted values contain inf - inf), which is what PyTorch gives. */
@@ -85,6 +87,18 @@ static EpStatus softmax_common(OpCall *c, SoftmaxKind kind, int64_t dim, DType d
                        (self->ndim <= 1 || d == self->ndim - 1) ? "lastdim_" : "", dtype_c10_name(out));
     ReducePlan p;
     reduce_plan_one(self, d, &p);
+    RfShape fs;
+    if (out == DT_F32 && self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p.reduced, &fs) &&
+        (kind != SAFE_SOFTMAX || fs.inner == 1)) {
+        Tensor *y = tensor_empty(out, self->ndim, self->sizes, c->err);
+        if (!y)
+            return c->err->code;
+        reduce_fast_softmax(tensor_data(self), fs, kind == LOG_SOFTMAX, tensor_data(y));
+        if (kind == SAFE_SOFTMAX)
+            zero_masked_rows_float(tensor_data(self), fs.outer, fs.len, tensor_data(y));
+        out_tensor(c, 0, y);
+        return EP_OK;
+    }
     DType ct = reduce_compute_dtype(out);
     /* casting to dtype first matters when it narrows (float64 -> float16) */
     Tensor *src = out == self->dtype ? tensor_ref(self) : tensor_to_dtype(self, out, c->err);

@@ -12,6 +12,8 @@
 #include <math.h>
 #include <stdio.h>
 
+#include "reduce_fast.h"
+
 /* ---- variance and standard deviation ------------------------------------- */
 
 /* mean[r] and m2[r] = sum of squared deviations of row r, two passes. */
@@ -47,14 +49,20 @@ static EpStatus moments(OpCall *c, unsigned what, int dim_arg, bool keepdim, dou
     if (rc)
         return rc;
     DType ct = reduce_compute_dtype(self->dtype);
-    Tensor *rows = reduce_rows(self, &p, ct, c->err);
+    /* contiguous float32 rows (the folded dims innermost) need no gathering */
+    RfShape fs;
+    bool fast = self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p.reduced, &fs) &&
+                fs.inner == 1;
+    Tensor *rows = fast ? tensor_ref(self) : reduce_rows(self, &p, ct, c->err);
     Tensor *spread = rows ? tensor_empty(DT_F64, p.out_ndim, p.out_sizes, c->err) : NULL;
     Tensor *mean = spread ? tensor_empty(DT_F64, p.out_ndim, p.out_sizes, c->err) : NULL;
     Tensor *outs[2] = {NULL, NULL};
     if (!mean)
         goto fail;
     double *s = tensor_data(spread), *mu = tensor_data(mean);
-    if (ct == DT_F32)
+    if (fast)
+        reduce_fast_moments(tensor_data(rows), fs.outer, fs.len, mu, s);
+    else if (ct == DT_F32)
         moments_float(tensor_data(rows), p.nrows, p.rowlen, mu, s);
     else
         moments_double(tensor_data(rows), p.nrows, p.rowlen, mu, s);

@@ -1,0 +1,711 @@
+/*
+** reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
+** var / std, softmax / log_softmax, layer norm and batch norm in
+** evaluation (declared in reduce_fast.h, which says when kernels take them
+** and why their bits do not depend on the CPU or the thread count).
+**
+** A contiguous input is seen as [outer, len, inner] around the folded axis:
+**   - inner == 1 (the last dims fold): each result owns a contiguous run,
+**     summed in blocks of RF_BLOCK values with eight double lanes, the
+**     block sums combined pairwise (a binary-counter cascade);
+**   - inner > 1 (dim 0 of a matrix, or a middle dim): whole rows are added
+**     into a strip of RF_COLS double accumulators, RF_BLOCK rows at a time,
+**     with no gathering of columns.
+** Sums of float32 run in float lanes of at most 32 values each (PyTorch's
+** accuracy class: its cascade sums floats in float), every block or strip
+** of them then kept in double, so long rows lose nothing more.
+*/
+#include "reduce_fast.h"
+
+#include <math.h>
+#include <stdlib.h>
+
+#include "interp/parallel.h"
+
+#define RF_BLOCK 1024           /* values per block of a cascade */
+#define RF_CHUNK (64 * RF_BLOCK) /* values per pool chunk of one long row: 2^6 blocks */
+#define RF_COLS 256             /* accumulators of a column strip */
+#define RF_ROWS 32              /* float32 rows summed in float before a double total */
+#define RF_WORK 32768           /* values of work below which a loop stays in one chunk */
+
+bool reduce_fast_shape(const Tensor *t, const bool *reduced, RfShape *s)
+{
+    if (tensor_numel(t) == 0 || !tensor_is_contiguous(t))
+        return false;
+    int phase = 0; /* 0: before the folded dims, 1: among them, 2: after */
+    s->outer = s->len = s->inner = 1;
+    for (int i = 0; i < t->ndim; i++) {
+        if (t->sizes[i] == 1)
+            continue;
+        if (reduced[i]) {
+            if (phase == 2)
+                return false;
+            phase = 1;
+            s->len *= t->sizes[i];
+        } else if (phase == 0) {
+            s->outer *= t->sizes[i];
+        } else {
+            phase = 2;
+            s->inner *= t->sizes[i];
+        }
+    }
+    return true;
+}
+
+static int64_t grain_for(int64_t work_per_item)
+{
+    return work_per_item >= RF_WORK ? 1 : RF_WORK / (work_per_item > 0 ? work_per_item : 1);
+}
+
+/* ---- sums ---------------------------------------------------------------------- */
+
+/* Block sums combined as a binary counter: the sum of 2^k aligned blocks is
+** a perfect tree, so a run split into chunks of 2^6 blocks gives the same
+** bits as the run in one piece (see row_sum_parallel). */
+typedef struct Cascade {
+    double s[64];
+    int top;
+    uint64_t count;
+} Cascade;
+
+RF_INLINE void cascade_push(Cascade *c, double v)
+{
+    for (uint64_t k = c->count++; k & 1; k >>= 1)
+        v = c->s[--c->top] + v;
+    c->s[c->top++] = v;
+}
+
+/* The stack folded from the top down, onto tail (the folded stack of a
+** partial last chunk) when has_tail. */
+static double cascade_total(const Cascade *c, double tail, bool has_tail)
+{
+    int j = c->top;
+    double t = has_tail ? tail : j ? c->s[--j] : 0.0;
+    while (j > 0)
+        t = c->s[--j] + t;
+    return t;
+}
+
+/* One block of n <= RF_BLOCK float32 values in 32 float lanes, as PyTorch
+** sums floats in float (each lane adds at most RF_BLOCK / 32 values, so the
+** error stays that of PyTorch's cascade), the lanes folded in a fixed tree;
+** the block's sum and the tail are then kept in double. */
+RF_INLINE double block_sum_float(const float *x, int64_t n)
+{
+    RfV8f a = rf_splat8f(0.0f), b = a, c = a, d = a;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a += rf_load8f(x + i);
+        b += rf_load8f(x + i + 8);
+        c += rf_load8f(x + i + 16);
+        d += rf_load8f(x + i + 24);
+    }
+    a = (a + b) + (c + d);
+    double s = (double)(((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])));
+    for (; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* float64: 32 double lanes (eight vectors, enough independent adds to hide
+** their latency), folded in a fixed tree, then the tail in order. */
+RF_INLINE double block_sum_double(const double *x, int64_t n)
+{
+    RfV4d a = {0, 0, 0, 0}, b = a, c = a, d = a, e = a, f = a, g = a, h = a;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a += rf_load4d(x + i);
+        b += rf_load4d(x + i + 4);
+        c += rf_load4d(x + i + 8);
+        d += rf_load4d(x + i + 12);
+        e += rf_load4d(x + i + 16);
+        f += rf_load4d(x + i + 20);
+        g += rf_load4d(x + i + 24);
+        h += rf_load4d(x + i + 28);
+    }
+    a = ((a + b) + (c + d)) + ((e + f) + (g + h));
+    double s = (a[0] + a[1]) + (a[2] + a[3]);
+    for (; i < n; i++)
+        s += x[i];
+    return s;
+}
+
+/* A run of n values: its blocks through the cascade. */
+#define DEFINE_ROW_SUM(T)                                                                \
+    RF_CLONES static double row_sum_##T(const T *x, int64_t n)                           \
+    {                                                                                    \
+        Cascade c = {.top = 0, .count = 0};                                              \
+        for (int64_t i = 0; i < n; i += RF_BLOCK)                                        \
+            cascade_push(&c, block_sum_##T(x + i, n - i < RF_BLOCK ? n - i : RF_BLOCK)); \
+        return cascade_total(&c, 0, false);                                              \
+    }
+DEFINE_ROW_SUM(float)
+DEFINE_ROW_SUM(double)
+
+double reduce_fast_sum_f32(const float *x, int64_t n) { return row_sum_float(x, n); }
+
+/* Columns: y[j] = sum over r < len of x[r * inner + j] for j < ncols <=
+** RF_COLS.  float32: RF_ROWS rows at a time into a float strip (the lane
+** length of block_sum_float), each strip added into double totals;
+** float64: RF_BLOCK rows into a double strip, strips added in order. */
+RF_CLONES static void col_sum_float(const float *x, int64_t len, int64_t inner, int64_t ncols, double *y)
+{
+    double tot[RF_COLS];
+    float blk[RF_COLS];
+    memset(tot, 0, sizeof tot);
+    for (int64_t r0 = 0; r0 < len; r0 += RF_ROWS) {
+        int64_t r1 = len - r0 < RF_ROWS ? len : r0 + RF_ROWS;
+        memset(blk, 0, sizeof blk);
+        for (int64_t r = r0; r < r1; r++) {
+            const float *row = x + r * inner;
+            int64_t j = 0;
+            for (; j + 8 <= ncols; j += 8) {
+                RfV8f v = rf_load8f(blk + j) + rf_load8f(row + j);
+                rf_store8f(blk + j, &v);
+            }
+            for (; j < ncols; j++)
+                blk[j] += row[j];
+        }
+        int64_t j = 0;
+        for (; j + 4 <= ncols; j += 4) {
+            RfV4d v = rf_load4d(tot + j) + rf_load4d_f32(blk + j);
+            rf_store4d(tot + j, &v);
+        }
+        for (; j < ncols; j++)
+            tot[j] += blk[j];
+    }
+    memcpy(y, tot, (size_t)ncols * sizeof *y);
+}
+
+RF_CLONES static void col_sum_double(const double *x, int64_t len, int64_t inner, int64_t ncols, double *y)
+{
+    double tot[RF_COLS], blk[RF_COLS];
+    memset(tot, 0, sizeof tot);
+    for (int64_t r0 = 0; r0 < len; r0 += RF_BLOCK) {
+        int64_t r1 = len - r0 < RF_BLOCK ? len : r0 + RF_BLOCK;
+        memset(blk, 0, sizeof blk);
+        for (int64_t r = r0; r < r1; r++) {
+            const double *row = x + r * inner;
+            int64_t j = 0;
+            for (; j + 4 <= ncols; j += 4) {
+                RfV4d v = rf_load4d(blk + j) + rf_load4d(row + j);
+                rf_store4d(blk + j, &v);
+            }
+            for (; j < ncols; j++)
+                blk[j] += row[j];
+        }
+        for (int64_t j = 0; j < ncols; j++)
+            tot[j] += blk[j];
+    }
+    memcpy(y, tot, (size_t)ncols * sizeof *y);
+}
+
+typedef struct SumJob {
+    const void *x;
+    bool f32;
+    RfShape s;
+    double *y;       /* results, or chunk partials of one long row */
+    int64_t strips;  /* column strips per outer index */
+} SumJob;
+
+static double run_sum(const SumJob *j, int64_t at, int64_t n)
+{
+    return j->f32 ? row_sum_float((const float *)j->x + at, n) : row_sum_double((const double *)j->x + at, n);
+}
+
+static void sum_rows_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SumJob *j = ctx;
+    for (int64_t o = begin; o < end; o++)
+        j->y[o] = run_sum(j, o * j->s.len, j->s.len);
+}
+
+static void sum_parts_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SumJob *j = ctx;
+    for (int64_t k = begin; k < end; k++) {
+        int64_t at = k * RF_CHUNK, n = j->s.len - at < RF_CHUNK ? j->s.len - at : RF_CHUNK;
+        j->y[k] = run_sum(j, at, n);
+    }
+}
+
+static void sum_cols_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SumJob *j = ctx;
+    const RfShape s = j->s;
+    for (int64_t t = begin; t < end; t++) {
+        int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
+        int64_t ncols = s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, at = o * s.len * s.inner + j0;
+        double *y = j->y + o * s.inner + j0;
+        if (j->f32)
+            col_sum_float((const float *)j->x + at, s.len, s.inner, ncols, y);
+        else
+            col_sum_double((const double *)j->x + at, s.len, s.inner, ncols, y);
+    }
+}
+
+/* One long row over the pool: full chunks are perfect trees of 2^6 blocks,
+** pushed into a cascade at their level; a partial last chunk's own folded
+** cascade is the tail.  The same bits as row_sum over the whole row. */
+static bool row_sum_parallel(const void *x, bool f32, int64_t n, double *out)
+{
+    int64_t nk = ep_chunks(n, RF_CHUNK);
+    double *parts = malloc((size_t)nk * sizeof *parts);
+    if (!parts)
+        return false;
+    SumJob j = {x, f32, {1, n, 1}, parts, 0};
+    ep_parallel_for(nk, 1, sum_parts_chunk, &j);
+    bool partial = n % RF_CHUNK != 0;
+    Cascade c = {.top = 0, .count = 0};
+    for (int64_t k = 0; k < nk - partial; k++)
+        cascade_push(&c, parts[k]);
+    *out = cascade_total(&c, parts[nk - 1], partial);
+    free(parts);
+    return true;
+}
+
+void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y)
+{
+    SumJob j = {x, f32, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    if (s.inner > 1) {
+        ep_parallel_for(s.outer * j.strips, grain_for(s.len * RF_COLS), sum_cols_chunk, &j);
+        return;
+    }
+    /* few long rows: split each row; otherwise rows go to the pool whole
+    ** (either way the same bits) */
+    if (s.outer < 4 && s.len >= 2 * RF_CHUNK) {
+        size_t es = f32 ? sizeof(float) : sizeof(double);
+        for (int64_t o = 0; o < s.outer; o++)
+            if (!row_sum_parallel((const char *)x + (size_t)(o * s.len) * es, f32, s.len, &y[o]))
+                sum_rows_chunk(&j, o, o + 1);
+        return;
+    }
+    ep_parallel_for(s.outer, grain_for(s.len), sum_rows_chunk, &j);
+}
+
+/* ---- softmax ------------------------------------------------------------------- */
+
+/* the low and high four lanes of a float vector, widened to double */
+#define RF_LO4D(v) __builtin_convertvector(__builtin_shufflevector((v), (v), 0, 1, 2, 3), RfV4d)
+#define RF_HI4D(v) __builtin_convertvector(__builtin_shufflevector((v), (v), 4, 5, 6, 7), RfV4d)
+
+/* k < 8 floats from p, the other lanes pad */
+RF_INLINE RfV8f rf_load8f_part(const float *p, int64_t k, float pad)
+{
+    float b[8] = {pad, pad, pad, pad, pad, pad, pad, pad};
+    memcpy(b, p, (size_t)k * sizeof *b);
+    return rf_load8f(b);
+}
+RF_INLINE void rf_store8f_part(float *p, const RfV8f *v, int64_t k)
+{
+    float b[8];
+    rf_store8f(b, v);
+    memcpy(p, b, (size_t)k * sizeof *b);
+}
+
+/* x padded with -inf past the end: the pad never raises the max, and
+** exp(-inf - m) = 0 adds nothing to the sum. */
+RF_INLINE RfV8f load_x(const float *x, int64_t i, int64_t n)
+{
+    return i + 8 <= n ? rf_load8f(x + i) : rf_load8f_part(x + i, n - i, -INFINITY);
+}
+RF_INLINE void store_y(float *y, int64_t i, int64_t n, const RfV8f *v)
+{
+    if (i + 8 <= n)
+        rf_store8f(y + i, v);
+    else
+        rf_store8f_part(y + i, v, n - i);
+}
+
+/* One row, as PyTorch's vectorized last-dim softmax: max, exp(x - max) and
+** its sum, then a multiply by 1 / sum, or for log_softmax
+** (x - max) - log(sum). */
+RF_CLONES static void softmax_row(const float *x, int64_t n, bool want_log, float *y)
+{
+    RfV8f mv = rf_splat8f(-INFINITY), mw = mv; /* two chains: the compares' latency */
+    int64_t t = 0;
+    for (; t + 16 <= n; t += 16) {
+        RfV8f v = rf_load8f(x + t), w = rf_load8f(x + t + 8);
+        mv = rf_max_nan8f(&mv, &v);
+        mw = rf_max_nan8f(&mw, &w);
+    }
+    for (; t < n; t += 8) {
+        RfV8f v = load_x(x, t, n);
+        mv = rf_max_nan8f(&mv, &v);
+    }
+    float m = -INFINITY;
+    for (int k = 0; k < 8; k++)
+        m = rf_max_nanf(rf_max_nanf(m, mv[k]), mw[k]);
+    RfV8f mm = rf_splat8f(m);
+    /* the exps of each block summed in two float vectors (a lane adds at
+    ** most RF_BLOCK / 16 values, as block_sum_float), the blocks in double */
+    double s = 0;
+    for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
+        int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK, i = b0;
+        RfV8f a0 = rf_splat8f(0.0f), a1 = a0;
+        for (; i + 16 <= b1; i += 16) {
+            RfV8f e0 = rf_load8f(x + i) - mm, e1 = rf_load8f(x + i + 8) - mm;
+            e0 = rf_exp8f(&e0);
+            e1 = rf_exp8f(&e1);
+            if (!want_log) {
+                rf_store8f(y + i, &e0);
+                rf_store8f(y + i + 8, &e1);
+            }
+            a0 += e0;
+            a1 += e1;
+        }
+        for (; i < b1; i += 8) {
+            RfV8f e = load_x(x, i, b1) - mm;
+            e = rf_exp8f(&e);
+            if (!want_log)
+                store_y(y, i, b1, &e);
+            a0 += e;
+        }
+        a0 += a1;
+        s += (double)(((a0[0] + a0[4]) + (a0[1] + a0[5])) + ((a0[2] + a0[6]) + (a0[3] + a0[7])));
+    }
+    if (want_log) {
+        RfV8f ls = rf_splat8f((float)log(s));
+        for (int64_t i = 0; i < n; i += 8) {
+            RfV8f v = (load_x(x, i, n) - mm) - ls;
+            store_y(y, i, n, &v);
+        }
+    } else {
+        RfV8f inv = rf_splat8f((float)(1.0 / s));
+        for (int64_t i = 0; i < n; i += 8) {
+            RfV8f v = load_x(y, i, n) * inv;
+            store_y(y, i, n, &v);
+        }
+    }
+}
+
+/* The same along a strided axis: a strip of ncols <= RF_COLS columns of len
+** rows (row stride inner), each column a softmax of its own. */
+RF_CLONES static void softmax_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_log,
+                                   float *y)
+{
+    float m[RF_COLS];
+    double s[RF_COLS];
+    for (int64_t j = 0; j < ncols; j++) {
+        m[j] = -INFINITY;
+        s[j] = 0;
+    }
+    for (int64_t r = 0; r < len; r++)
+        for (int64_t j = 0; j < ncols; j += 8) {
+            RfV8f a = load_x(m, j, ncols), v = load_x(x + r * inner, j, ncols);
+            a = rf_max_nan8f(&a, &v);
+            store_y(m, j, ncols, &a);
+        }
+    for (int64_t r = 0; r < len; r++)
+        for (int64_t j = 0; j < ncols; j += 8) {
+            RfV8f e = load_x(x + r * inner, j, ncols) - load_x(m, j, ncols);
+            e = rf_exp8f(&e);
+            if (!want_log)
+                store_y(y + r * inner, j, ncols, &e);
+            for (int k = 0; k < 8 && j + k < ncols; k++)
+                s[j + k] += e[k];
+        }
+    float f[RF_COLS];
+    for (int64_t j = 0; j < ncols; j++)
+        f[j] = want_log ? (float)log(s[j]) : (float)(1.0 / s[j]);
+    for (int64_t r = 0; r < len; r++)
+        for (int64_t j = 0; j < ncols; j += 8) {
+            RfV8f v = want_log ? (load_x(x + r * inner, j, ncols) - load_x(m, j, ncols)) - load_x(f, j, ncols)
+                               : load_x(y + r * inner, j, ncols) * load_x(f, j, ncols);
+            store_y(y + r * inner, j, ncols, &v);
+        }
+}
+
+typedef struct SoftmaxJob {
+    const float *x;
+    RfShape s;
+    bool want_log;
+    float *y;
+    int64_t strips;
+} SoftmaxJob;
+
+static void softmax_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    SoftmaxJob *j = ctx;
+    const RfShape s = j->s;
+    for (int64_t t = begin; t < end; t++) {
+        if (s.inner == 1) {
+            softmax_row(j->x + t * s.len, s.len, j->want_log, j->y + t * s.len);
+            continue;
+        }
+        int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
+        int64_t at = o * s.len * s.inner + j0;
+        softmax_cols(j->x + at, s.len, s.inner, s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, j->want_log,
+                     j->y + at);
+    }
+}
+
+void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y)
+{
+    SoftmaxJob j = {x, s, want_log, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
+    int64_t work = s.inner == 1 ? s.len : s.len * RF_COLS;
+    /* exp costs ~ten adds: a smaller grain pays */
+    ep_parallel_for(tasks, grain_for(work * 8), softmax_chunk, &j);
+}
+
+/* ---- layer norm ---------------------------------------------------------------- */
+
+typedef struct LnJob {
+    const float *x, *w, *b; /* w, b: NULL when absent */
+    int64_t n;              /* values per row */
+    double eps;
+    float *y, *mean, *rstd;
+} LnJob;
+
+/* The mean of n >= 1 floats (the sum's cascade) and the sum of their
+** squared deviations from it in double lanes: two passes, as the reference
+** loops. */
+RF_INLINE void row_moments(const float *x, int64_t n, double *mean, double *m2)
+{
+    /* one block is its own cascade: the same bits as row_sum_float */
+    double mu = (n <= RF_BLOCK ? block_sum_float(x, n) : row_sum_float(x, n)) / (double)n;
+    RfV4d mv = {mu, mu, mu, mu}, a = {0, 0, 0, 0}, c = a;
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        RfV4d d0 = rf_load4d_f32(x + i) - mv, d1 = rf_load4d_f32(x + i + 4) - mv;
+        a += d0 * d0;
+        c += d1 * d1;
+    }
+    a += c;
+    double sq = (a[0] + a[1]) + (a[2] + a[3]);
+    for (; i < n; i++)
+        sq += (x[i] - mu) * (x[i] - mu);
+    *mean = mu;
+    *m2 = sq;
+}
+
+/* One row: mean and biased variance in double (row_moments), then
+** ((x - mean) * rstd) rounded to float, times w plus b in float, as
+** PyTorch applies its affine parameters. */
+RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
+{
+    const int64_t n = j->n;
+    const float *x = j->x + r * n;
+    float *y = j->y + r * n;
+    double mu, sq;
+    row_moments(x, n, &mu, &sq);
+    double var = sq / (double)n, rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
+    j->mean[r] = (float)mu;
+    j->rstd[r] = (float)rs;
+    RfV4d mv = {mu, mu, mu, mu}, rv = {rs, rs, rs, rs};
+    for (int64_t i = 0; i < n; i += 8) {
+        RfV8f xv = load_x(x, i, n);
+        RfV4f t0 = __builtin_convertvector((RF_LO4D(xv) - mv) * rv, RfV4f);
+        RfV4f t1 = __builtin_convertvector((RF_HI4D(xv) - mv) * rv, RfV4f);
+        RfV8f t = __builtin_shufflevector(t0, t1, 0, 1, 2, 3, 4, 5, 6, 7);
+        if (j->w)
+            t = t * (i + 8 <= n ? rf_load8f(j->w + i) : rf_load8f_part(j->w + i, n - i, 1.0f));
+        if (j->b)
+            t = t + (i + 8 <= n ? rf_load8f(j->b + i) : rf_load8f_part(j->b + i, n - i, 0.0f));
+        store_y(y, i, n, &t);
+    }
+}
+
+static void layer_norm_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    for (int64_t r = begin; r < end; r++)
+        layer_norm_row(ctx, r);
+}
+
+void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
+                            float *y, float *mean, float *rstd)
+{
+    LnJob j = {x, w, b, n, eps, y, mean, rstd};
+    ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
+}
+
+/* ---- var / std ------------------------------------------------------------------- */
+
+typedef struct MomentsJob {
+    const float *x;
+    int64_t n;
+    double *mean, *m2;
+} MomentsJob;
+
+RF_CLONES static void moments_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    MomentsJob *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        row_moments(j->x + r * j->n, j->n, &j->mean[r], &j->m2[r]);
+}
+
+void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2)
+{
+    MomentsJob j = {x, n, mean, m2};
+    ep_parallel_for(rows, grain_for(n * 2), moments_chunk, &j);
+}
+
+/* ---- per-channel affine (batch norm in evaluation) ---------------------------- */
+
+typedef struct AffineJob {
+    const float *x, *alpha, *beta;
+    int64_t C, L;
+    float *y;
+} AffineJob;
+
+RF_CLONES static void affine_plane(const float *x, int64_t L, float a, float b, float *y)
+{
+    RfV8f av = rf_splat8f(a), bv = rf_splat8f(b);
+    int64_t i = 0;
+    for (; i + 8 <= L; i += 8) {
+        RfV8f v = rf_load8f(x + i) * av + bv;
+        rf_store8f(y + i, &v);
+    }
+    for (; i < L; i++)
+        y[i] = x[i] * a + b;
+}
+
+static void affine_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    AffineJob *j = ctx;
+    for (int64_t p = begin; p < end; p++)
+        affine_plane(j->x + p * j->L, j->L, j->alpha[p % j->C], j->beta[p % j->C], j->y + p * j->L);
+}
+
+void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_t L, const float *alpha,
+                               const float *beta, float *y)
+{
+    AffineJob j = {x, alpha, beta, C, L, y};
+    ep_parallel_for(planes, grain_for(L), affine_chunk, &j);
+}
+
+/* ---- amax / amin ------------------------------------------------------------------ */
+
+/* The reference's answer for a run whose lanes found a NaN or a zero
+** extreme: the first NaN, else the first value equal to m (which picks the
+** sign of a zero as a sequential scan does). */
+static float extreme_fixup(const float *x, int64_t n, int64_t stride, float m)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (x[i * stride] != x[i * stride])
+            return x[i * stride];
+    for (int64_t i = 0; i < n; i++)
+        if (x[i * stride] == m)
+            return x[i * stride];
+    return m;
+}
+
+/* the larger (want_max) or smaller of each lane pair, m on ties and NaNs */
+RF_INLINE RfV8f ext8f(const RfV8f *m, const RfV8f *v, bool want_max)
+{
+    RfV8i take = want_max ? *v > *m : *v < *m;
+    return (RfV8f)((RfV8i)*m ^ (((RfV8i)*m ^ (RfV8i)*v) & take));
+}
+
+/* One contiguous run of n >= 1 values: four chains of eight lanes (the
+** compare-and-select latency) started at x[0], with a lane-wise NaN flag.
+** Which lane holds which value does not matter: only a NaN or a zero
+** could tell, and those are fixed up.  want_max is a constant in each of
+** the two inlined copies. */
+RF_INLINE float extreme_run(const float *x, int64_t n, bool want_max)
+{
+    RfV8f m0 = rf_splat8f(x[0]), m1 = m0, m2 = m0, m3 = m0;
+    RfV8i nan = {0, 0, 0, 0, 0, 0, 0, 0};
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        RfV8f v0 = rf_load8f(x + i), v1 = rf_load8f(x + i + 8), v2 = rf_load8f(x + i + 16),
+              v3 = rf_load8f(x + i + 24);
+        nan |= (v0 != v0) | (v1 != v1) | (v2 != v2) | (v3 != v3);
+        m0 = ext8f(&m0, &v0, want_max);
+        m1 = ext8f(&m1, &v1, want_max);
+        m2 = ext8f(&m2, &v2, want_max);
+        m3 = ext8f(&m3, &v3, want_max);
+    }
+    for (; i + 8 <= n; i += 8) {
+        RfV8f v = rf_load8f(x + i);
+        nan |= v != v;
+        m0 = ext8f(&m0, &v, want_max);
+    }
+    m0 = ext8f(&m0, &m1, want_max);
+    m2 = ext8f(&m2, &m3, want_max);
+    m0 = ext8f(&m0, &m2, want_max);
+    float r = m0[0];
+    for (int k = 1; k < 8; k++)
+        r = want_max ? (m0[k] > r ? m0[k] : r) : (m0[k] < r ? m0[k] : r);
+    bool any_nan = false;
+    for (int k = 0; k < 8; k++)
+        any_nan |= nan[k] != 0;
+    for (; i < n; i++) {
+        any_nan |= x[i] != x[i];
+        r = want_max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
+    }
+    return any_nan || r == 0 ? extreme_fixup(x, n, 1, r) : r;
+}
+
+RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
+{
+    return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+}
+
+/* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner). */
+RF_INLINE void extreme_strip(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max, float *y)
+{
+    float m[RF_COLS];
+    int32_t nan[RF_COLS];
+    memcpy(m, x, (size_t)ncols * sizeof *m);
+    memset(nan, 0, sizeof nan);
+    for (int64_t r = 0; r < len; r++) {
+        const float *row = x + r * inner;
+        int64_t j = 0;
+        for (; j + 8 <= ncols; j += 8) {
+            RfV8f a = rf_load8f(m + j), v = rf_load8f(row + j);
+            RfV8i f;
+            memcpy(&f, nan + j, sizeof f);
+            f |= v != v;
+            memcpy(nan + j, &f, sizeof f);
+            a = ext8f(&a, &v, want_max);
+            rf_store8f(m + j, &a);
+        }
+        for (; j < ncols; j++) {
+            nan[j] |= row[j] != row[j];
+            m[j] = want_max ? (row[j] > m[j] ? row[j] : m[j]) : (row[j] < m[j] ? row[j] : m[j]);
+        }
+    }
+    for (int64_t j = 0; j < ncols; j++)
+        y[j] = nan[j] || m[j] == 0 ? extreme_fixup(x + j, len, inner, m[j]) : m[j];
+}
+
+RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max,
+                                   float *y)
+{
+    if (want_max)
+        extreme_strip(x, len, inner, ncols, true, y);
+    else
+        extreme_strip(x, len, inner, ncols, false, y);
+}
+
+typedef struct ExtremeJob {
+    const float *x;
+    RfShape s;
+    bool want_max;
+    float *y;
+    int64_t strips;
+} ExtremeJob;
+
+static void extreme_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    ExtremeJob *j = ctx;
+    const RfShape s = j->s;
+    for (int64_t t = begin; t < end; t++) {
+        if (s.inner == 1) {
+            j->y[t] = extreme_row(j->x + t * s.len, s.len, j->want_max);
+            continue;
+        }
+        int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
+        extreme_cols(j->x + o * s.len * s.inner + j0, s.len, s.inner, s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS,
+                     j->want_max, j->y + o * s.inner + j0);
+    }
+}
+
+void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y)
+{
+    ExtremeJob j = {x, s, want_max, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
+    ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), extreme_chunk, &j);
+}

@@ -1,0 +1,162 @@
+/*
+** reduce_fast.h -- the vectorized fast paths of the reduce family and the
+** norms: sums, means, amax / amin, var / std, softmax, layer norm and
+** batch norm in evaluation straight from a contiguous input, without
+** gathering rows (interp/ops/reduce_fast.c).
+**
+** The plain loops of reduce.c / reduce_softmax.c / nn_norm.c stay the
+** reference; a kernel takes a fast path only when reduce_fast_enabled(c)
+** (KernelConfig's plain-loop switch, so the kernel tests run every case
+** both ways) and the input is contiguous.
+**
+** Order of arithmetic: every sum is written with explicit lanes (GCC
+** vector extensions) and a fixed cascade, chunked for the worker pool by
+** the shape only, so a result has the same bits for any thread count.  The
+** hot functions are cloned for AVX2 (target_clones); no clone contracts a
+** multiply and an add into an FMA (AVX2 alone does not enable FMA), and
+** IEEE add/mul/div/sqrt round the same in every instruction set, so every
+** x86-64 gives the same bits too.
+*/
+#ifndef EP_OPS_REDUCE_FAST_H
+#define EP_OPS_REDUCE_FAST_H
+
+#include <string.h>
+
+#include "kernel.h"
+
+/* 32-byte vectors: one AVX register, two SSE ones in the default clone.
+** They live inside function bodies; helpers take them by pointer or are
+** one-line macros, since a 32-byte vector parameter makes GCC print its
+** ABI note even for an inline function (returning one is fine: the
+** -Wpsabi warning about that is off, and nothing crosses a real call). */
+#pragma GCC diagnostic ignored "-Wpsabi"
+typedef float RfV8f __attribute__((vector_size(32)));
+typedef int32_t RfV8i __attribute__((vector_size(32)));
+typedef double RfV4d __attribute__((vector_size(32)));
+typedef float RfV4f __attribute__((vector_size(16)));
+
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__) && !defined(RF_NOCLONE)
+#define RF_CLONES __attribute__((target_clones("avx2", "default")))
+#else
+#define RF_CLONES
+/* native_layer_norm of float32 rows: y = (x - mean) * rstd * w + b per row
+** of n values (w, b may be NULL), mean and rstd one float per row. */
+void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
+                            float *y, float *mean, float *rstd);
+
+/* amax (want_max) or amin of float32 x along the len axis of s into y, with
+** the reference's answers: a NaN if the run has one (the first), and of
+** equal extremes (+0 and -0) the first. */
+void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+
+/* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
+** of n >= 1 float32 values, in double: var / std's two passes. */
+void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2);
+
+/* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
+** planes of L floats (evaluation-mode batch norm), in float. */
+void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_t L, const float *alpha,
+                               const float *beta, float *y);
+
+#endif
+#define RF_INLINE static inline __attribute__((always_inline))
+
+RF_INLINE RfV8f rf_load8f(const float *p) { RfV8f v; memcpy(&v, p, sizeof v); return v; }
+RF_INLINE void rf_store8f(float *p, const RfV8f *v) { memcpy(p, v, sizeof *v); }
+RF_INLINE RfV4d rf_load4d(const double *p) { RfV4d v; memcpy(&v, p, sizeof v); return v; }
+RF_INLINE void rf_store4d(double *p, const RfV4d *v) { memcpy(p, v, sizeof *v); }
+/* four floats widened to double */
+RF_INLINE RfV4d rf_load4d_f32(const float *p)
+{
+    RfV4f v;
+    memcpy(&v, p, sizeof v);
+    return __builtin_convertvector(v, RfV4d);
+}
+RF_INLINE RfV8f rf_splat8f(float x) { return (RfV8f){x, x, x, x, x, x, x, x}; }
+/* mask ? a : b, lane by lane (mask lanes are all ones or all zeros). */
+#define RF_SELECT8F(mask, a, b) ((RfV8f)(((RfV8i)(a) & (mask)) | ((RfV8i)(b) & ~(mask))))
+/* The running max of softmax: a NaN, once seen, stays (PyTorch's rows with
+** a NaN are NaN throughout). */
+RF_INLINE RfV8f rf_max_nan8f(const RfV8f *m, const RfV8f *x) { return RF_SELECT8F((*x > *m) | (*x != *x), *x, *m); }
+RF_INLINE float rf_max_nanf(float m, float x) { return (x > m || x != x) ? x : m; }
+
+/* exp of eight floats: Cody-Waite reduction x = n ln2 + r, |r| <= ln2 / 2,
+** Cephes' degree-6 polynomial (no FMA), then 2^n applied in two halves so
+** that results down to the subnormals round once.  Within 2 ulp of the
+** correctly rounded exp over the whole range (tests/test_reduce_fast.c
+** sweeps it); exp(-inf) = 0, exp(+inf) = inf, NaN stays NaN.  The one
+** exp of the fast softmax, to be pointed at vecmath's when that lands. */
+RF_INLINE RfV8f rf_exp8f(const RfV8f *px)
+{
+    RfV8f x = *px;
+    const RfV8f lo = rf_splat8f(-104.0f), hi = rf_splat8f(89.0f);
+    x = RF_SELECT8F(x < lo, lo, x); /* NaN compares false and passes */
+    x = RF_SELECT8F(x > hi, hi, x);
+    const RfV8f shifter = rf_splat8f(12582912.0f); /* 1.5 * 2^23: rounds to an integer */
+    RfV8f n = (x * rf_splat8f(1.44269504088896341f) + shifter) - shifter;
+    n = RF_SELECT8F(n != n, rf_splat8f(0.0f), n);
+    RfV8f r = x - n * rf_splat8f(0.693359375f) - n * rf_splat8f(-2.12194440e-4f);
+    RfV8f p = rf_splat8f(1.9875691500e-4f);
+    p = p * r + rf_splat8f(1.3981999507e-3f);
+    p = p * r + rf_splat8f(8.3334519073e-3f);
+    p = p * r + rf_splat8f(4.1665795894e-2f);
+    p = p * r + rf_splat8f(1.6666665459e-1f);
+    p = p * r + rf_splat8f(5.0000001201e-1f);
+    RfV8f y = p * r * r + r + rf_splat8f(1.0f);
+    RfV8i ni = __builtin_convertvector(n, RfV8i);
+    RfV8i n1 = ni >> 1, n2 = ni - n1;
+    RfV8f s1 = (RfV8f)((n1 + 127) << 23), s2 = (RfV8f)((n2 + 127) << 23);
+    return y * s1 * s2;
+}
+
+/* One float through the same code (tails of rows, tests). */
+static inline float rf_expf(float x)
+{
+    RfV8f v = rf_splat8f(x);
+    v = rf_exp8f(&v);
+    return v[0];
+}
+
+/* Whether kernels may take the fast paths: off under the plain reference
+** loops (KernelConfig.use_blas false, `--no-blas`), which the kernel tests
+** run every case with as well. */
+static inline bool reduce_fast_enabled(const OpCall *c) { return c->cfg->use_blas; }
+
+/* A contiguous tensor seen as [outer, len, inner] around its folded dims,
+** when those (ignoring dims of size 1) are adjacent; false otherwise, or
+** for an empty or non-contiguous tensor. */
+typedef struct RfShape {
+    int64_t outer, len, inner;
+} RfShape;
+bool reduce_fast_shape(const Tensor *t, const bool *reduced, RfShape *s);
+
+/* y[o * inner + j] = the sum over r of x[(o * len + r) * inner + j], in
+** double, for x of float32 (f32 true) or float64; fixed order. */
+void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y);
+
+/* Sum of n floats in double, the order of reduce_fast_sum's rows. */
+double reduce_fast_sum_f32(const float *x, int64_t n);
+
+/* softmax (or log_softmax) of float32 x along the len axis of s into y. */
+void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y);
+
+/* native_layer_norm of float32 rows: y = (x - mean) * rstd * w + b per row
+** of n values (w, b may be NULL), mean and rstd one float per row. */
+void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
+                            float *y, float *mean, float *rstd);
+
+/* amax (want_max) or amin of float32 x along the len axis of s into y, with
+** the reference's answers: a NaN if the run has one (the first), and of
+** equal extremes (+0 and -0) the first. */
+void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+
+/* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
+** of n >= 1 float32 values, in double: var / std's two passes. */
+void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2);
+
+/* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
+** planes of L floats (evaluation-mode batch norm), in float. */
+void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_t L, const float *alpha,
+                               const float *beta, float *y);
+
+#endif
