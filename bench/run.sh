@@ -10,3 +10,4 @@ echo "# $(uname -m), $(nproc) cores, $(date -u +%Y-%m-%d)"
 "$B/bench/tui" 100000 1000
 "$B/bench/profile" 11
 "$B/bench/load"
+"$B/bench/kernels"

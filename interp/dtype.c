@@ -350,9 +350,29 @@ void dtype_convert(DType dst_t, void *dst, int64_t dst_stride,
             memmove(d, s, (size_t)n * (size_t)ds);
             return;
         }
-        for (int64_t i = 0; i < n; i++)
-            memcpy(d + i * dst_stride * ds, s + i * src_stride * ss, (size_t)ds);
-        return;
+        /* typed by width: a memcpy call per element costs more than the copy */
+        switch (ds) {
+        case 1:
+            for (int64_t i = 0; i < n; i++)
+                ((uint8_t *)dst)[i * dst_stride] = ((const uint8_t *)src)[i * src_stride];
+            return;
+        case 2:
+            for (int64_t i = 0; i < n; i++)
+                ((uint16_t *)dst)[i * dst_stride] = ((const uint16_t *)src)[i * src_stride];
+            return;
+        case 4:
+            for (int64_t i = 0; i < n; i++)
+                ((uint32_t *)dst)[i * dst_stride] = ((const uint32_t *)src)[i * src_stride];
+            return;
+        case 8:
+            for (int64_t i = 0; i < n; i++)
+                ((uint64_t *)dst)[i * dst_stride] = ((const uint64_t *)src)[i * src_stride];
+            return;
+        default:
+            for (int64_t i = 0; i < n; i++)
+                memcpy(d + i * dst_stride * ds, s + i * src_stride * ss, (size_t)ds);
+            return;
+        }
     }
     if (dst_t == DT_F32 && src_t == DT_F16) {
         for (int64_t i = 0; i < n; i++)

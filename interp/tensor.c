@@ -7,8 +7,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
 #include <unistd.h>
 #include <sys/mman.h>
+#ifdef __SANITIZE_ADDRESS__
+#include <sanitizer/asan_interface.h>
+#endif
+
+#include "parallel.h"
 
 /* ---- storages ------------------------------------------------------------ */
 
@@ -157,6 +163,143 @@ static int storage_cached[CACHE_CLASSES];
 static Tensor *tensor_cache[TENSOR_CACHE_DEPTH + 1];
 static int tensor_cached;
 
+/* The caches, the pool and the byte counts are shared by every thread that
+** allocates.  Only the thread that runs the graph allocates, except inside
+** a parallel loop, where the pool's workers may too: the lock is taken only
+** then, so a graph of small ops pays nothing for it. */
+static pthread_mutex_t alloc_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static bool alloc_lock(void)
+{
+    if (!ep_in_parallel())
+        return false;
+    pthread_mutex_lock(&alloc_mu);
+    return true;
+}
+
+static void alloc_unlock(bool locked)
+{
+    if (locked)
+        pthread_mutex_unlock(&alloc_mu);
+}
+
+/* ---- the pool of large blocks --------------------------------------------- */
+
+/* Blocks of LARGE_STORAGE bytes and more are anonymous mappings.  Mapping
+** a fresh one and unmapping it at its last use made every large kernel pay
+** a page fault per 4 KiB of output, most of its time, so a freed block is
+** kept and handed to the next request of about its size instead.
+**
+** Resident memory is the live blocks plus the kept ones.  The pool keeps
+** that sum at or under the most the live blocks ever took together (its
+** high-water mark): a request no kept block fits unmaps the oldest kept
+** blocks until the new mapping fits under the mark, so keeping blocks never
+** raises the peak a run reaches without the pool.  The kept bytes are also
+** bounded by POOL_MAX_CACHED and by what the memory limit leaves beside the
+** live tensors. */
+#define POOL_MAX_CACHED ((size_t)1 << 30)
+/* A kept block serves a request that needs at least 7/8 of it: the bytes
+** of it that go unused stay within the budget's headroom. */
+#define POOL_FIT(need, len) ((len) >= (need) && (len) - (need) <= (len) / 8)
+
+static struct {
+    Storage *newest, *oldest; /* kept blocks, most recently freed first */
+    size_t live, cached, high; /* mapped bytes: live blocks, kept blocks, the most live ever */
+    size_t nblocks;
+    uint64_t hits, misses;
+} pool;
+
+static void pool_unlink(Storage *s)
+{
+    if (s->pool_prev)
+        s->pool_prev->pool_next = s->pool_next;
+    else
+        pool.newest = s->pool_next;
+    if (s->pool_next)
+        s->pool_next->pool_prev = s->pool_prev;
+    else
+        pool.oldest = s->pool_prev;
+    s->pool_prev = s->pool_next = NULL;
+    pool.cached -= s->map_len;
+    pool.nblocks--;
+}
+
+/* Unmap the oldest kept block. */
+static void pool_evict_oldest(void)
+{
+    Storage *s = pool.oldest;
+    pool_unlink(s);
+#ifdef __SANITIZE_ADDRESS__
+    ASAN_UNPOISON_MEMORY_REGION(s, s->map_len);
+#endif
+    munmap(s, s->map_len);
+}
+
+/* A mapped block of at least len bytes (page-rounded): a kept one that fits,
+** else a new mapping once the kept blocks leave room for it. */
+static Storage *pool_take(size_t len)
+{
+    for (Storage *s = pool.newest; s; s = s->pool_next) {
+        if (!POOL_FIT(len, s->map_len))
+            continue;
+        pool_unlink(s);
+#ifdef __SANITIZE_ADDRESS__
+        ASAN_UNPOISON_MEMORY_REGION(s, s->map_len);
+#endif
+        pool.hits++;
+        return s;
+    }
+    pool.misses++;
+    size_t live = pool.live + len;
+    size_t high = live > pool.high ? live : pool.high;
+    while (pool.oldest && live + pool.cached > high)
+        pool_evict_oldest();
+    void *block = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (block == MAP_FAILED && pool.oldest) { /* the system is short: give all kept blocks back */
+        while (pool.oldest)
+            pool_evict_oldest();
+        block = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    }
+    if (block == MAP_FAILED)
+        return NULL;
+    Storage *s = block;
+    s->map_len = len;
+    return s;
+}
+
+/* Keep the mapped block s for reuse, or unmap it past the bounds. */
+static void pool_give(Storage *s)
+{
+    pool.live -= s->map_len;
+    s->pool_prev = NULL;
+    s->pool_next = pool.newest;
+    if (pool.newest)
+        pool.newest->pool_prev = s;
+    else
+        pool.oldest = s;
+    pool.newest = s;
+    pool.cached += s->map_len;
+    pool.nblocks++;
+#ifdef __SANITIZE_ADDRESS__
+    /* a kept block's data is freed memory: reading it is a use after free */
+    ASAN_POISON_MEMORY_REGION(s->data, s->map_len - (size_t)((char *)s->data - (char *)s));
+#endif
+    size_t limit = tensor_memory_limit();
+    while (pool.oldest && (pool.cached > POOL_MAX_CACHED || live_bytes + pool.cached > limit))
+        pool_evict_oldest();
+}
+
+void tensor_pool_stats(TensorPoolStats *st)
+{
+    bool locked = alloc_lock();
+    st->live_bytes = pool.live;
+    st->cached_bytes = pool.cached;
+    st->cached_blocks = pool.nblocks;
+    st->hits = pool.hits;
+    st->misses = pool.misses;
+    alloc_unlock(locked);
+}
+
 static size_t size_class(size_t nbytes)
 {
     size_t cap = 64;
@@ -166,7 +309,7 @@ static size_t size_class(size_t nbytes)
     return 0; /* too big to cache */
 }
 
-Storage *storage_new(size_t nbytes)
+static Storage *storage_new_locked(size_t nbytes)
 {
     size_t limit = tensor_memory_limit();
     if (nbytes > limit || live_bytes > limit - nbytes)
@@ -181,24 +324,36 @@ Storage *storage_new(size_t nbytes)
     }
     size_t data_cap = cls ? (size_t)64 << (cls - 1) : nbytes;
     size_t header = (sizeof(Storage) + STORAGE_ALIGN - 1) & ~(size_t)(STORAGE_ALIGN - 1);
-    if (data_cap > SIZE_MAX - header - STORAGE_ALIGN)
+    size_t page = 4096;
+    if (data_cap > SIZE_MAX - header - page)
         return NULL;
-    void *block = NULL;
+    Storage *s;
     size_t map_len = 0;
     if (data_cap >= LARGE_STORAGE) {
-        /* Large activations get pages of their own: freeing one returns its
-        ** memory to the system at once, where malloc would keep it in the
-        ** heap after raising its mmap threshold (peak RSS would grow). */
-        map_len = header + data_cap;
-        block = mmap(NULL, map_len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-        if (block == MAP_FAILED)
+        /* Large activations get pages of their own, recycled through the
+        ** pool: freeing one gives its memory back to the pool (or the
+        ** system), where malloc would keep it in the heap after raising its
+        ** mmap threshold (peak RSS would grow). */
+        s = pool_take((header + data_cap + page - 1) & ~(page - 1));
+        if (!s)
             return NULL;
-    } else if (posix_memalign(&block, STORAGE_ALIGN, header + (data_cap ? data_cap : 1)) != 0) {
-        return NULL;
+        map_len = s->map_len;
+        pool.live += map_len;
+        if (pool.live > pool.high)
+            pool.high = pool.live;
+#ifdef __SANITIZE_ADDRESS__
+        /* fresh pages are zero, reused ones are not: fill them with garbage
+        ** in the sanitizer build, so a kernel that counts on zeros fails */
+        memset((char *)s + header, 0xa5, data_cap);
+#endif
+    } else {
+        void *block = NULL;
+        if (posix_memalign(&block, STORAGE_ALIGN, header + (data_cap ? data_cap : 1)) != 0)
+            return NULL;
+        s = block;
     }
-    Storage *s = block;
     s->refcount = 1;
-    s->data = (char *)block + header;
+    s->data = (char *)s + header;
     s->nbytes = nbytes;
     s->release = NULL;
     s->owner = NULL;
@@ -206,7 +361,16 @@ Storage *storage_new(size_t nbytes)
     s->owns_data = false;
     s->cache_class = cls;
     s->map_len = map_len;
+    s->pool_prev = s->pool_next = NULL;
     account(nbytes, 0);
+    return s;
+}
+
+Storage *storage_new(size_t nbytes)
+{
+    bool locked = alloc_lock();
+    Storage *s = storage_new_locked(nbytes);
+    alloc_unlock(locked);
     return s;
 }
 
@@ -222,6 +386,7 @@ Storage *storage_wrap(void *data, size_t nbytes, StorageRelease release, void *o
     s->owns_data = false;
     s->cache_class = 0;
     s->map_len = 0;
+    s->pool_prev = s->pool_next = NULL;
     return s;
 }
 
@@ -239,26 +404,31 @@ void storage_unref(Storage *s)
         s->release(s->owner, s->data, s->nbytes);
     else if (s->owns_data)
         free(s->data);
+    bool locked = alloc_lock();
     if (!s->release)
         account(0, s->nbytes); /* storage_new's bytes, or a private copy */
     size_t cls = s->cache_class;
     if (cls && !s->release && !s->owns_data && storage_cached[cls - 1] < CACHE_DEPTH) {
         storage_cache[cls - 1][storage_cached[cls - 1]++] = s;
-        return;
-    }
-    if (s->map_len)
-        munmap(s, s->map_len);
-    else
+    } else if (s->map_len) {
+        pool_give(s);
+    } else {
         free(s);
+    }
+    alloc_unlock(locked);
 }
 
 void tensor_caches_drain(void)
 {
+    bool locked = alloc_lock();
     for (int c = 0; c < CACHE_CLASSES; c++)
         while (storage_cached[c] > 0)
             free(storage_cache[c][--storage_cached[c]]);
     while (tensor_cached > 0)
         free(tensor_cache[--tensor_cached]);
+    while (pool.oldest)
+        pool_evict_oldest();
+    alloc_unlock(locked);
 }
 
 /* ---- shapes -------------------------------------------------------------- */
@@ -355,7 +525,11 @@ bool tensor_is_contiguous(const Tensor *t)
 
 static Tensor *tensor_alloc_header(DType dtype, int ndim)
 {
-    Tensor *t = tensor_cached > 0 ? tensor_cache[--tensor_cached] : ep_xmalloc(sizeof *t);
+    bool locked = alloc_lock();
+    Tensor *t = tensor_cached > 0 ? tensor_cache[--tensor_cached] : NULL;
+    alloc_unlock(locked);
+    if (!t)
+        t = ep_xmalloc(sizeof *t);
     t->refcount = 1;
     t->dtype = dtype;
     t->ndim = ndim;
@@ -505,10 +679,13 @@ void tensor_unref(Tensor *t)
     if (!t || --t->refcount > 0)
         return;
     storage_unref(t->storage);
-    if (tensor_cached < TENSOR_CACHE_DEPTH)
+    bool locked = alloc_lock();
+    if (tensor_cached < TENSOR_CACHE_DEPTH) {
         tensor_cache[tensor_cached++] = t;
-    else
-        free(t);
+        t = NULL;
+    }
+    alloc_unlock(locked);
+    free(t);
 }
 
 /* ---- element access ------------------------------------------------------ */
@@ -813,7 +990,10 @@ EpStatus storage_make_private(Storage *s, EpError *err)
     s->owner = NULL;
     s->readonly = false;
     s->owns_data = true;
-    if (was_borrowed)
+    if (was_borrowed) {
+        bool locked = alloc_lock();
         account(s->nbytes, 0);
+        alloc_unlock(locked);
+    }
     return EP_OK;
 }

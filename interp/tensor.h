@@ -32,6 +32,8 @@ struct Storage {
                      ** in the same block as this struct, or is borrowed) */
     size_t cache_class; /* storage_new's size class, for reuse */
     size_t map_len;     /* > 0: the block is an anonymous mapping of that size */
+    Storage *pool_prev, *pool_next; /* a large block's place in the pool of
+                                    ** freed blocks, while it sits there */
 };
 
 typedef struct Tensor {
@@ -83,9 +85,17 @@ void tensor_memory_counters(uint64_t *allocated, uint64_t *freed);
 ** untouched). */
 void tensor_memory_window_reset(void);
 size_t tensor_memory_window_peak(void);
-/* Free the recycled tensor headers and small storages (at exit, so leak
-** checkers see a clean heap). */
+/* Free the recycled tensor headers and small storages, and unmap the large
+** blocks kept for reuse (at exit, so leak checkers see a clean heap). */
 void tensor_caches_drain(void);
+/* The pool of large blocks: bytes mapped now for live storages and kept
+** for reuse, and how many requests a kept block served (hits) or needed a
+** new mapping (misses), since the process started. */
+typedef struct TensorPoolStats {
+    size_t live_bytes, cached_bytes, cached_blocks;
+    uint64_t hits, misses;
+} TensorPoolStats;
+void tensor_pool_stats(TensorPoolStats *st);
 
 /* ---- construction -------------------------------------------------------- */
 

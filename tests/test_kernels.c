@@ -5,7 +5,9 @@
 ** the registry's kernel, with the committed inputs, and compares every
 ** result with PyTorch's output in tests/kernels/golden/.  Each case runs
 ** twice: with OpenBLAS and with the plain reference loops, so the two GEMM /
-** convolution paths are checked against PyTorch and thereby each other.
+** convolution paths are checked against PyTorch and thereby each other;
+** the second run also takes the pointwise reference path
+** (ew_set_reference_path), the first the fast one.
 */
 #include <ctype.h>
 #include <dirent.h>
@@ -17,6 +19,7 @@
 
 #include "interp/npy.h"
 #include "interp/ops.h"
+#include "interp/ops/elementwise.h"
 #include "testutil.h"
 
 #define KERNEL_DIR "tests/kernels"
@@ -331,7 +334,9 @@ static void run_case(const char *family, const char *line, bool use_blas, StrBuf
         outs[i].kind = V_NONE;
     KernelConfig cfg = {.use_blas = use_blas};
     OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
+    ew_set_reference_path(!use_blas); /* the pointwise reference path too */
     EpStatus rc = op->fn(&call);
+    ew_set_reference_path(false);
     const char *mode = use_blas ? "" : " [reference loops]";
     if (opt.expect_error) {
         if (rc == EP_OK)

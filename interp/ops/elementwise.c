@@ -6,8 +6,11 @@
 #include "elementwise.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <string.h>
+
+#include "../parallel.h"
 
 /* Elements per gathered block: big enough to amortise the call per block,
 ** small enough that the operand buffers live on the stack (6 x 4 KiB). */
@@ -87,6 +90,18 @@ EpStatus ew_scalar_to_dtype(OpCall *c, const Value *v, DType t, void *dst)
             dtype_store_i64(t, dst, v->kind == V_BOOL ? v->b : v->i);
     }
     return EP_OK;
+}
+
+/* ---- copying rows ------------------------------------------------------------ */
+
+/* In pieces of 2 KiB: under glibc's threshold for `rep movsb` (2-4 KiB),
+** so every piece takes its vector loop. */
+void ew_copy_bytes(void *dst, const void *src, size_t n)
+{
+    char *d = dst;
+    const char *s = src;
+    for (size_t i = 0; i < n; i += 2048)
+        memcpy(d + i, s + i, n - i < 2048 ? n - i : 2048);
 }
 
 /* ---- broadcasting --------------------------------------------------------- */
@@ -207,19 +222,39 @@ static char *gather(const EwRun *r, int k, char *p, int64_t stride, int64_t m, c
     return buf;
 }
 
+/* The reference path (ew_set_reference_path): every call through the
+** broadcasting iterator, fn called per EW_BLOCK, on the calling thread. */
+static bool reference_path;
+
+void ew_set_reference_path(bool on)
+{
+    reference_path = on;
+}
+
 static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
 {
     const EwRun *r = ctx;
+    const int ds = dtype_size(r->dst);
+    const bool direct_out = r->res == r->dst && stride[0] == ds;
+    bool direct = direct_out && !reference_path;
+    for (int k = 0; k < r->nin && direct; k++)
+        direct = r->src[k] == r->load[k] && r->via[k] == r->load[k] && stride[k + 1] == dtype_size(r->src[k]);
+    if (direct) { /* nothing to gather or convert: one call over the run */
+        r->fn(data[0], data + 1, n, r->args);
+        return;
+    }
     _Alignas(16) char bufs[EW_MAX_IN][EW_BLOCK * 8];
     _Alignas(16) char tmp[EW_BLOCK * 8];
     _Alignas(16) char obuf[EW_BLOCK * 8];
-    const int ds = dtype_size(r->dst);
-    const bool direct_out = r->res == r->dst && stride[0] == ds;
+    char *in[EW_MAX_IN];
     for (int64_t off = 0; off < n; off += EW_BLOCK) {
         int64_t m = n - off < EW_BLOCK ? n - off : EW_BLOCK;
-        char *in[EW_MAX_IN];
-        for (int k = 0; k < r->nin; k++)
-            in[k] = gather(r, k, data[k + 1] + off * stride[k + 1], stride[k + 1], m, bufs[k], tmp);
+        for (int k = 0; k < r->nin; k++) {
+            /* a broadcast operand (stride 0) is converted and replicated
+            ** once: every later block is no longer than the first */
+            if (off == 0 || stride[k + 1] != 0 || reference_path)
+                in[k] = gather(r, k, data[k + 1] + off * stride[k + 1], stride[k + 1], m, bufs[k], tmp);
+        }
         char *o = data[0] + off * stride[0];
         if (direct_out) {
             r->fn(o, in, m, r->args);
@@ -228,6 +263,121 @@ static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
             convert_run(r->dst, o, stride[0] / ds, r->res, obuf, 1, m);
         }
     }
+}
+
+/* ---- the flat path: contiguous operands, in parallel --------------------------- */
+
+/* Elements per chunk of a parallel pointwise call: a call this small or
+** smaller runs in one chunk on the calling thread, since waking a worker
+** (tens of microseconds, milliseconds on a busy machine) costs more than
+** the arithmetic.  Chunks write disjoint parts of the output, so the bits
+** do not depend on the thread count. */
+#define EW_GRAIN 65536
+
+/* An operand of a flat call is read at element i as data[i % period]:
+** period n for an operand of out's shape, 1 for a single element (stride 0),
+** or the size of out's trailing dimensions that the operand equals (a bias
+** broadcast over the leading dimensions). */
+typedef struct EwFlat {
+    const EwRun *run;
+    char *data[1 + EW_MAX_IN];
+    int64_t period[1 + EW_MAX_IN];
+    int64_t stride[1 + EW_MAX_IN]; /* bytes; 0 for a single element */
+    int64_t n;
+    bool periodic; /* some operand has a period other than 1 and n */
+    atomic_bool zero_div;
+} EwFlat;
+
+static void ew_flat_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    EwFlat *f = ctx;
+    EwRun r = *f->run;
+    EwArgs args = *r.args; /* this chunk's own: zero_div is set per chunk */
+    args.zero_div = false;
+    r.args = &args;
+    const int nops = 1 + r.nin;
+    const int64_t *stride = f->stride;
+    if (!f->periodic) { /* one run */
+        char *data[1 + EW_MAX_IN];
+        for (int k = 0; k < nops; k++)
+            data[k] = f->data[k] + begin * stride[k];
+        ew_inner(data, stride, end - begin, &r);
+        if (args.zero_div)
+            atomic_store(&f->zero_div, true);
+        return;
+    }
+    /* in segments that end where a periodic operand wraps around */
+    for (int64_t pos = begin; pos < end;) {
+        int64_t stop = end;
+        char *data[1 + EW_MAX_IN];
+        data[0] = f->data[0] + pos * stride[0];
+        for (int k = 1; k < nops; k++) {
+            int64_t per = f->period[k];
+            if (per == 1) {
+                data[k] = f->data[k];
+                continue;
+            }
+            int64_t at = pos % per;
+            data[k] = f->data[k] + at * stride[k];
+            if (pos - at + per < stop)
+                stop = pos - at + per;
+        }
+        ew_inner(data, stride, stop - pos, &r);
+        pos = stop;
+    }
+    if (args.zero_div)
+        atomic_store(&f->zero_div, true);
+}
+
+/* The element count of t's shape once its leading 1s are dropped, if that
+** shape is the trailing dimensions of out's shape; else 0. */
+static int64_t trailing_period(const Tensor *t, const Tensor *out)
+{
+    int nd = 0;
+    while (nd < t->ndim && t->sizes[nd] == 1)
+        nd++;
+    int rank = t->ndim - nd;
+    if (rank > out->ndim)
+        return 0;
+    if (!shape_equal(rank, t->sizes + nd, rank, out->sizes + out->ndim - rank))
+        return 0;
+    return shape_numel(rank, t->sizes + nd);
+}
+
+/* Fill f for a flat call if out is contiguous and every operand is
+** contiguous with one of the periods above (a periodic one only when its
+** runs are long enough to beat the iterator); false otherwise. */
+static bool flat_call(EwFlat *f, Tensor *out, Tensor *const *in, int nin)
+{
+    if (reference_path || !tensor_is_contiguous(out))
+        return false;
+    int64_t n = tensor_numel(out);
+    f->n = n;
+    f->data[0] = tensor_data(out);
+    f->period[0] = n;
+    f->stride[0] = dtype_size(out->dtype);
+    f->periodic = false;
+    for (int k = 0; k < nin; k++) {
+        Tensor *t = in[k];
+        int64_t numel = tensor_numel(t);
+        int64_t per;
+        if (numel == 1)
+            per = 1;
+        else if (!tensor_is_contiguous(t))
+            return false;
+        else if (shape_equal(t->ndim, t->sizes, out->ndim, out->sizes))
+            per = n;
+        else if ((per = trailing_period(t, out)) < EW_BLOCK)
+            return false;
+        f->data[k + 1] = tensor_data(t);
+        f->period[k + 1] = per;
+        /* a single element is broadcast with stride 0, except into a
+        ** one-element out, which reads it in place like any operand */
+        f->stride[k + 1] = per == 1 && n > 1 ? 0 : dtype_size(t->dtype);
+        f->periodic |= per != 1 && per != n;
+    }
+    atomic_init(&f->zero_div, false);
+    return true;
 }
 
 /* ---- running a call ---------------------------------------------------------- */
@@ -244,22 +394,6 @@ void ew_call_init(EwCall *e, const EwKernel *k, int nin, Tensor *const *in, DTyp
     }
     e->common = common;
     e->out_dtype = DT_INVALID;
-}
-
-/* Whether out is contiguous and every operand either has out's shape and
-** is contiguous or holds a single element (broadcast with stride 0). */
-static bool is_flat_call(const Tensor *out, Tensor *const *in, int nin)
-{
-    if (!tensor_is_contiguous(out))
-        return false;
-    for (int k = 0; k < nin; k++) {
-        const Tensor *t = in[k];
-        if (tensor_numel(t) == 1)
-            continue;
-        if (!tensor_is_contiguous(t) || !shape_equal(t->ndim, t->sizes, out->ndim, out->sizes))
-            return false;
-    }
-    return true;
 }
 
 static bool same_geometry(const Tensor *a, const Tensor *b)
@@ -330,22 +464,20 @@ EpStatus ew_execute(OpCall *c, EwCall *e)
     e->args.dtype = e->common;
     e->args.zero_div = false;
     r.args = &e->args;
-    if (is_flat_call(out, ops + 1, e->nin)) {
-        /* every operand is out-shaped and contiguous, or one element:
-        ** one inner call, no broadcasting iterator (most nodes of a graph
-        ** of small ops take this path) */
-        char *data[1 + EW_MAX_IN];
-        int64_t stride[1 + EW_MAX_IN];
-        int64_t n = tensor_numel(out);
-        data[0] = tensor_data(out);
-        stride[0] = dtype_size(out->dtype);
-        for (int k = 0; k < e->nin; k++) {
-            const Tensor *t = ops[k + 1];
-            data[k + 1] = tensor_data(t);
-            stride[k + 1] = tensor_numel(t) == n ? dtype_size(t->dtype) : 0;
+    EwFlat flat;
+    if (flat_call(&flat, out, ops + 1, e->nin)) {
+        /* every operand is contiguous, of out's shape, one element, or a
+        ** bias over out's last dimensions: typed calls over long runs, no
+        ** broadcasting iterator, and the pool's threads on large tensors
+        ** (most nodes of a graph of small ops take this path too) */
+        if (flat.n <= EW_GRAIN && !flat.periodic) { /* small: straight in */
+            ew_inner(flat.data, flat.stride, flat.n, &r);
+        } else {
+            flat.run = &r;
+            ep_parallel_for(flat.n, EW_GRAIN, ew_flat_chunk, &flat);
+            if (atomic_load(&flat.zero_div))
+                e->args.zero_div = true;
         }
-        if (n > 0)
-            ew_inner(data, stride, n, &r);
     } else {
         TensorIter it;
         rc = iter_init(&it, out->ndim, out->sizes, 1 + e->nin, ops, c->err);

@@ -70,6 +70,12 @@ typedef struct EwCall {
     EwArgs args;
 } EwCall;
 
+/* Copy n bytes from src to dst (not overlapping): the copy kernels' rows.
+** glibc's memcpy switches to `rep movsb` from 2-4 KiB on, which is 2-3x
+** slower than its vector loop on some CPUs (AMD EPYC here) for the rows of
+** a few KiB that cat, index_select and embedding copy. */
+void ew_copy_bytes(void *dst, const void *src, size_t n);
+
 /* The float32 compute type of float16/bfloat16, else t itself. */
 DType ew_compute_dtype(DType t);
 
@@ -80,6 +86,12 @@ DType ew_compute_dtype(DType t);
 ** broadcast, an in-place result that cannot be cast or reshaped into self,
 ** and integer division by zero ("ZeroDivisionError"). */
 EpStatus ew_execute(OpCall *c, EwCall *e);
+
+/* With on, every pointwise call takes the reference path: the broadcasting
+** iterator and EW_BLOCK-element gathers, on the calling thread.  Tests
+** compare the fast paths (long direct runs, broadcast biases, the pool's
+** threads) with it; off (the default) gives the same bits faster. */
+void ew_set_reference_path(bool on);
 
 /* Set up *e for kernel k over nin operands with every override cleared. */
 void ew_call_init(EwCall *e, const EwKernel *k, int nin, Tensor *const *in, DType common);
@@ -225,6 +237,78 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
         out[i] = (OTYPE)(__VA_ARGS__);                                                           \
     }                                                                                            \
     }
+
+/*
+** EW_VLOOP1/2/3 stamp the same functions for kernels whose expression the
+** compiler can vectorize (arithmetic, comparisons, clamps: no libm call).
+** The expression becomes an inline function of one element (FN_one); the
+** loop runs it in fixed blocks of EW_VEC elements, which -O2's cheap
+** vectorizer takes, and the loop is built for AVX-512, AVX2 and plain
+** x86-64, picked at load time (target_clones), so the default build runs
+** on any x86-64.  The clones give the same bits: IEEE +, -, *, / and
+** comparisons round alike in every instruction set, and -std=c11 keeps the
+** compiler from fusing a * b + c.  The parameters are read from a local
+** copy, which a store to out cannot change (an integer division by zero is
+** copied back).  ivdep: out is a separate array or exactly one of the
+** inputs (ew_execute copies an operand that overlaps it otherwise), so no
+** iteration reads what an earlier one wrote.
+*/
+#define EW_VEC 64
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define EW_SIMD __attribute__((target_clones("avx512f", "avx2", "default")))
+#else
+#define EW_SIMD
+#endif
+#if defined(__GNUC__) && !defined(__clang__)
+#define EW_IVDEP _Pragma("GCC ivdep")
+#else
+#define EW_IVDEP /* clang (the fuzzing build) has no such pragma */
+#endif
+
+#define EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE)                                                    \
+    static inline __attribute__((always_inline)) OTYPE FN##_one(TYPE a, TYPE b, TYPE c, EwArgs *p) \
+    {                                                                                            \
+        typedef TYPE T;                                                                          \
+        typedef UTYPE U;                                                                         \
+        EP_UNUSED(a);                                                                            \
+        EP_UNUSED(b);                                                                            \
+        EP_UNUSED(c);                                                                            \
+        EP_UNUSED(p);                                                                            \
+        EP_UNUSED(sizeof(T));                                                                    \
+        EP_UNUSED(sizeof(U));
+
+/* The loop over NIN inputs (1 to 3; the unused ones alias in0). */
+#define EW_VLOOP_BODY(FN, TYPE, OTYPE, NIN)                                                     \
+    EW_SIMD static void FN(char *out_, char *const *in_, int64_t n, EwArgs *p_)                  \
+    {                                                                                            \
+        EwArgs pl = *p_;                                                                         \
+        OTYPE *out = (OTYPE *)(void *)out_;                                                      \
+        const TYPE *in0 = (const TYPE *)(const void *)in_[0];                                    \
+        const TYPE *in1 = (const TYPE *)(const void *)in_[NIN > 1 ? 1 : 0];                      \
+        const TYPE *in2 = (const TYPE *)(const void *)in_[NIN > 2 ? 2 : 0];                      \
+        EP_UNUSED(in0);                                                                          \
+        EP_UNUSED(in1);                                                                          \
+        EP_UNUSED(in2);                                                                          \
+        int64_t i = 0;                                                                           \
+        for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
+            EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
+                out[i + j] = FN##_one(in0[i + j], in1[i + j], in2[i + j], &pl);                  \
+        }                                                                                        \
+        for (; i < n; i++)                                                                       \
+            out[i] = FN##_one(in0[i], in1[i], in2[i], &pl);                                      \
+        if (pl.zero_div)                                                                         \
+            p_->zero_div = true;                                                                 \
+    }
+
+#define EW_VLOOP1(FN, TYPE, UTYPE, OTYPE, ...)                                                  \
+    EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE) return (OTYPE)(__VA_ARGS__); }                          \
+    EW_VLOOP_BODY(FN, TYPE, OTYPE, 1)
+#define EW_VLOOP2(FN, TYPE, UTYPE, OTYPE, ...)                                                  \
+    EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE) return (OTYPE)(__VA_ARGS__); }                          \
+    EW_VLOOP_BODY(FN, TYPE, OTYPE, 2)
+#define EW_VLOOP3(FN, TYPE, UTYPE, OTYPE, ...)                                                  \
+    EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE) return (OTYPE)(__VA_ARGS__); }                          \
+    EW_VLOOP_BODY(FN, TYPE, OTYPE, 3)
 
 /* Result of the compute type (T) or bool (uint8_t) for each type list. */
 #define EW_FLOAT_TYPES(STAMP, NAME, ...)                                                        \

@@ -16,9 +16,9 @@
 /* ---- comparisons and logical ops ------------------------------------------ */
 
 #define COMPARISON(NAME, ...)                                                                   \
-    EW_FLOAT_TYPES_TO_BOOL(EW_LOOP2, NAME, __VA_ARGS__)                                          \
-    EW_INT_TYPES_TO_BOOL(EW_LOOP2, NAME, __VA_ARGS__)                                            \
-    EW_BOOL_TYPE(EW_LOOP2, NAME, __VA_ARGS__)                                                    \
+    EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP2, NAME, __VA_ARGS__)                                         \
+    EW_INT_TYPES_TO_BOOL(EW_VLOOP2, NAME, __VA_ARGS__)                                           \
+    EW_BOOL_TYPE(EW_VLOOP2, NAME, __VA_ARGS__)                                                   \
     static const EwKernel K_##NAME = {#NAME "_cpu", {EW_FLOAT_SLOTS(NAME), EW_INT_SLOTS(NAME), EW_BOOL_SLOT(NAME)}};
 
 COMPARISON(eq, a == b)
@@ -63,14 +63,14 @@ EpStatus k_logical_xor(OpCall *c) { return comparison(c, &K_logical_xor); }
 
 /* ---- bitwise ops and shifts ----------------------------------------------------- */
 
-EW_INT_TYPES(EW_LOOP2, bitwise_and, a & b)
-EW_BOOL_TYPE(EW_LOOP2, bitwise_and, a && b)
+EW_INT_TYPES(EW_VLOOP2, bitwise_and, a & b)
+EW_BOOL_TYPE(EW_VLOOP2, bitwise_and, a && b)
 static const EwKernel K_BITWISE_AND = {"bitwise_and_cpu", {EW_INT_SLOTS(bitwise_and), EW_BOOL_SLOT(bitwise_and)}};
-EW_INT_TYPES(EW_LOOP2, bitwise_or, a | b)
-EW_BOOL_TYPE(EW_LOOP2, bitwise_or, a || b)
+EW_INT_TYPES(EW_VLOOP2, bitwise_or, a | b)
+EW_BOOL_TYPE(EW_VLOOP2, bitwise_or, a || b)
 static const EwKernel K_BITWISE_OR = {"bitwise_or_cpu", {EW_INT_SLOTS(bitwise_or), EW_BOOL_SLOT(bitwise_or)}};
-EW_INT_TYPES(EW_LOOP2, bitwise_xor, a ^ b)
-EW_BOOL_TYPE(EW_LOOP2, bitwise_xor, a != b)
+EW_INT_TYPES(EW_VLOOP2, bitwise_xor, a ^ b)
+EW_BOOL_TYPE(EW_VLOOP2, bitwise_xor, a != b)
 static const EwKernel K_BITWISE_XOR = {"bitwise_xor_cpu", {EW_INT_SLOTS(bitwise_xor), EW_BOOL_SLOT(bitwise_xor)}};
 
 /* The shift count is of the operands' type; a count that is negative as a
@@ -78,8 +78,8 @@ static const EwKernel K_BITWISE_XOR = {"bitwise_xor_cpu", {EW_INT_SLOTS(bitwise_
 ** the sign fill (right), as BinaryOpsKernel.cpp's lshift/rshift. */
 #define SHIFT_OUT_OF_RANGE(b, limit) ((((uint64_t)(U)(b) >> (sizeof(T) * 8 - 1)) & 1) || (uint64_t)(U)(b) >= (limit))
 #define RSHIFT_LIMIT (sizeof(T) * 8 - EW_IS_SIGNED(T))
-EW_INT_TYPES(EW_LOOP2, lshift, SHIFT_OUT_OF_RANGE(b, sizeof(T) * 8) ? 0 : (uint64_t)(U)a << (U)b)
-EW_INT_TYPES(EW_LOOP2, rshift, SHIFT_OUT_OF_RANGE(b, RSHIFT_LIMIT) ? a >> RSHIFT_LIMIT : a >> (U)b)
+EW_INT_TYPES(EW_VLOOP2, lshift, SHIFT_OUT_OF_RANGE(b, sizeof(T) * 8) ? 0 : (uint64_t)(U)a << (U)b)
+EW_INT_TYPES(EW_VLOOP2, rshift, SHIFT_OUT_OF_RANGE(b, RSHIFT_LIMIT) ? a >> RSHIFT_LIMIT : a >> (U)b)
 static const EwKernel K_LSHIFT = {"lshift_cpu", {EW_INT_SLOTS(lshift)}};
 static const EwKernel K_RSHIFT = {"rshift_cpu", {EW_INT_SLOTS(rshift)}};
 
@@ -123,12 +123,24 @@ EpStatus k_rshift_scalar_tensor(OpCall *c) { return scalar_binary(c, &K_RSHIFT);
 /* out = cond ? x : y, the condition read as bool and the values in the
 ** common dtype. */
 #define WHERE_LOOP(FN, TYPE, UTYPE, OTYPE, ...)                                                 \
-    EW_LOOP_HEAD(FN, TYPE, UTYPE, OTYPE)                                                         \
-    const uint8_t *cond = (const uint8_t *)in_[0];                                               \
-    const T *x = (const T *)(const void *)in_[1];                                                \
-    const T *y = (const T *)(const void *)in_[2];                                                \
-    for (int64_t i = 0; i < n; i++)                                                              \
-        out[i] = cond[i] ? x[i] : y[i];                                                          \
+    static inline __attribute__((always_inline)) TYPE FN##_one(uint8_t cond, TYPE x, TYPE y)     \
+    {                                                                                            \
+        return cond ? x : y; /* both loaded already: a select, no branch */                      \
+    }                                                                                            \
+    EW_SIMD static void FN(char *out_, char *const *in_, int64_t n, EwArgs *p)                   \
+    {                                                                                            \
+        EP_UNUSED(p);                                                                            \
+        TYPE *out = (TYPE *)(void *)out_;                                                        \
+        const uint8_t *cond = (const uint8_t *)in_[0];                                           \
+        const TYPE *x = (const TYPE *)(const void *)in_[1];                                      \
+        const TYPE *y = (const TYPE *)(const void *)in_[2];                                      \
+        int64_t i = 0;                                                                           \
+        for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
+            EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
+                out[i + j] = FN##_one(cond[i + j], x[i + j], y[i + j]);                          \
+        }                                                                                        \
+        for (; i < n; i++)                                                                       \
+            out[i] = FN##_one(cond[i], x[i], y[i]);                                              \
     }
 EW_FLOAT_TYPES(WHERE_LOOP, where, 0)
 EW_INT_TYPES(WHERE_LOOP, where, 0)
@@ -246,9 +258,9 @@ EpStatus k_masked_fill_tensor(OpCall *c)
 }
 
 /* The second operand, broadcast over the first: fill's kernel. */
-EW_FLOAT_TYPES(EW_LOOP2, second, b)
-EW_INT_TYPES(EW_LOOP2, second, b)
-EW_BOOL_TYPE(EW_LOOP2, second, b)
+EW_FLOAT_TYPES(EW_VLOOP2, second, b)
+EW_INT_TYPES(EW_VLOOP2, second, b)
+EW_BOOL_TYPE(EW_VLOOP2, second, b)
 static const EwKernel K_SECOND = {"fill_cpu", {EW_FLOAT_SLOTS(second), EW_INT_SLOTS(second), EW_BOOL_SLOT(second)}};
 
 static EpStatus fill(OpCall *c, const Value *value)
@@ -284,29 +296,30 @@ EpStatus k_fill_tensor(OpCall *c)
 /* Scalar bounds in f[0]/f[1] (floats) and i[0]/i[1] (integers); i[2] and
 ** i[3] say whether there is a lower and an upper bound.  std::max(a, lo)
 ** then std::min(., hi): a nan input stays nan, a nan bound is ignored. */
-#define CLAMP_LO(x, lo) (p->i[2] && (x) < (lo) ? (lo) : (x))
-#define CLAMP_HI(x, hi) (p->i[3] && (hi) < (x) ? (hi) : (x))
-EW_FLOAT_TYPES(EW_LOOP1, clamp_scalar, CLAMP_HI(CLAMP_LO(a, (T)p->f[0]), (T)p->f[1]))
-EW_INT_TYPES(EW_LOOP1, clamp_scalar, CLAMP_HI(CLAMP_LO(a, (T)p->i[0]), (T)p->i[1]))
+/* (& rather than &&: no branch, so the loop vectorizes) */
+#define CLAMP_LO(x, lo) (((p->i[2] != 0) & ((x) < (lo))) ? (lo) : (x))
+#define CLAMP_HI(x, hi) (((p->i[3] != 0) & ((hi) < (x))) ? (hi) : (x))
+EW_FLOAT_TYPES(EW_VLOOP1, clamp_scalar, CLAMP_HI(CLAMP_LO(a, (T)p->f[0]), (T)p->f[1]))
+EW_INT_TYPES(EW_VLOOP1, clamp_scalar, CLAMP_HI(CLAMP_LO(a, (T)p->i[0]), (T)p->i[1]))
 static const EwKernel K_CLAMP_SCALAR = {"clamp_scalar_cpu", {EW_FLOAT_SLOTS(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
 static const EwKernel K_CLAMP_MIN_SCALAR = {"clamp_min_scalar_cpu", {EW_FLOAT_SLOTS(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
 static const EwKernel K_CLAMP_MAX_SCALAR = {"clamp_max_scalar_cpu", {EW_FLOAT_SLOTS(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
 
 /* Tensor bounds: a nan bound gives nan (clamp_kernel_impl) */
-EW_FLOAT_TYPES(EW_LOOP3, clamp_tensor, (b != b || c != c) ? (T)NAN : (c < (b > a ? b : a) ? c : (b > a ? b : a)))
-EW_INT_TYPES(EW_LOOP3, clamp_tensor, c < (b > a ? b : a) ? c : (b > a ? b : a))
+EW_FLOAT_TYPES(EW_VLOOP3, clamp_tensor, (b != b || c != c) ? (T)NAN : (c < (b > a ? b : a) ? c : (b > a ? b : a)))
+EW_INT_TYPES(EW_VLOOP3, clamp_tensor, c < (b > a ? b : a) ? c : (b > a ? b : a))
 static const EwKernel K_CLAMP_TENSOR = {"clamp_cpu", {EW_FLOAT_SLOTS(clamp_tensor), EW_INT_SLOTS(clamp_tensor)}};
 /* one Tensor bound: maximum / minimum, nan from either side propagating */
-EW_FLOAT_TYPES(EW_LOOP2, max_nan, (a != a || b != b) ? (T)NAN : (a < b ? b : a))
-EW_FLOAT_TYPES(EW_LOOP2, min_nan, (a != a || b != b) ? (T)NAN : (b < a ? b : a))
-EW_INT_TYPES(EW_LOOP2, max_nan, a < b ? b : a)
-EW_INT_TYPES(EW_LOOP2, min_nan, b < a ? b : a)
-EW_BOOL_TYPE(EW_LOOP2, max_nan, a || b)
-EW_BOOL_TYPE(EW_LOOP2, min_nan, a && b)
+EW_FLOAT_TYPES(EW_VLOOP2, max_nan, (a != a || b != b) ? (T)NAN : (a < b ? b : a))
+EW_FLOAT_TYPES(EW_VLOOP2, min_nan, (a != a || b != b) ? (T)NAN : (b < a ? b : a))
+EW_INT_TYPES(EW_VLOOP2, max_nan, a < b ? b : a)
+EW_INT_TYPES(EW_VLOOP2, min_nan, b < a ? b : a)
+EW_BOOL_TYPE(EW_VLOOP2, max_nan, a || b)
+EW_BOOL_TYPE(EW_VLOOP2, min_nan, a && b)
 static const EwKernel K_CLAMP_MIN_TENSOR = {"maximum_cpu", {EW_FLOAT_SLOTS(max_nan), EW_INT_SLOTS(max_nan), EW_BOOL_SLOT(max_nan)}};
 static const EwKernel K_CLAMP_MAX_TENSOR = {"minimum_cpu", {EW_FLOAT_SLOTS(min_nan), EW_INT_SLOTS(min_nan), EW_BOOL_SLOT(min_nan)}};
 
-EW_FLOAT_TYPES(EW_LOOP1, all_nan, (T)NAN)
+EW_FLOAT_TYPES(EW_VLOOP1, all_nan, (T)NAN)
 static const EwKernel K_ALL_NAN = {"fill_cpu", {EW_FLOAT_SLOTS(all_nan)}};
 
 EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value *max, bool inplace)

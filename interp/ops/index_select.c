@@ -10,6 +10,8 @@
 ** take wrap them, the others refuse them.
 */
 #include "index.h"
+#include "elementwise.h"
+#include "../parallel.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -75,6 +77,53 @@ static EpStatus put_along(OpCall *c, Tensor *dst, int dim, Tensor *idx, Tensor *
 
 /* ---- index_select -------------------------------------------------------------- */
 
+/* The fast path of index_select for a contiguous self whose slices along
+** dim are runs of at least SELECT_MIN_RUN elements (every row of an
+** embedding): one memcpy per selected slice, for each index of the
+** dimensions before dim, spread over the worker pool when there are many
+** bytes (each slice is written once: the same bits for any thread count). */
+#define SELECT_MIN_RUN 16
+
+typedef struct SelectRows {
+    char *dst;
+    const char *src;
+    const int64_t *ix;
+    int64_t n, size;  /* indices; self's length along dim */
+    size_t run;       /* bytes of one slice */
+} SelectRows;
+
+static void select_rows_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const SelectRows *r = ctx;
+    for (int64_t k = begin; k < end; k++) { /* k = outer index * n + j */
+        int64_t o = k / r->n, j = k % r->n;
+        ew_copy_bytes(r->dst + (size_t)k * r->run, r->src + (size_t)(o * r->size + r->ix[j]) * r->run, r->run);
+    }
+}
+
+/* Whether the fast path applies; then it ran, with *rc EP_ERR_EXEC (and
+** nothing copied) when an index is out of range. */
+static bool select_rows(const Tensor *self, int dim, const Tensor *idx, Tensor *out, EpStatus *rc)
+{
+    if (self->ndim == 0 || !tensor_is_contiguous(self))
+        return false;
+    int64_t inner = shape_numel(self->ndim - dim - 1, self->sizes + dim + 1);
+    if (inner < SELECT_MIN_RUN)
+        return false;
+    SelectRows r = {tensor_data(out), tensor_data(self), tensor_data(idx), tensor_numel(idx), self->sizes[dim],
+                    (size_t)inner * (size_t)dtype_size(self->dtype)};
+    *rc = EP_OK;
+    for (int64_t j = 0; j < r.n; j++)
+        if (r.ix[j] < 0 || r.ix[j] >= r.size) {
+            *rc = EP_ERR_EXEC;
+            return true;
+        }
+    int64_t rows = shape_numel(dim, self->sizes) * r.n;
+    int64_t grain = (int64_t)((256 << 10) / r.run) + 1; /* about 256 KiB per chunk */
+    ep_parallel_for(rows, grain, select_rows_chunk, &r);
+    return true;
+}
+
 static EpStatus index_select_impl(OpCall *c, Tensor *self, int64_t dim_arg, Tensor *index, Tensor **result)
 {
     int dim;
@@ -112,6 +161,9 @@ static EpStatus index_select_impl(OpCall *c, Tensor *self, int64_t dim_arg, Tens
                              (long long)size);
     } else if (tensor_numel(out) > 0 && size == 0) {
         rc = op_fail(c, "IndexError: index out of range in self");
+    } else if (tensor_numel(out) > 0 && select_rows(self, dim, idx, out, &rc)) {
+        if (rc)
+            op_fail(c, "IndexError: index out of range in self");
     } else if (tensor_numel(out) > 0) {
         Tensor *s1 = index_at_least_1d(self, c->err), *o1 = s1 ? index_at_least_1d(out, c->err) : NULL;
         Tensor *sv = o1 ? pin_dim(c, s1, o1->ndim, o1->sizes, dim) : NULL;

@@ -1,0 +1,349 @@
+/*
+** kernels.c -- the kernel table of issue 13: each row is one ATen node at
+** the issue's shapes, timed in epdbg and in PyTorch side by side, at one
+** thread and at all cores.
+**
+**   build/release/bench/kernels [ROW ...]
+**
+** epdbg's side is what a user's node costs: a one-node program written by
+** the generator (examples/gen), opened, bound and run by the interpreter,
+** so the time covers dispatch, the kernel and the output's allocation.
+** PyTorch's side is the same call through torch.ops.aten in one Python
+** process (bench/kernels_torch.py under /usr/bin/python3, or $EPDBG_PYTHON)
+** that stays up for the whole table: each row is measured in epdbg and then
+** in PyTorch before the next row, one thread count after the other, so load
+** from elsewhere on the machine hits both columns alike.  A time is the
+** minimum over rounds of (round time / calls), each round at least 20 ms.
+** Without PyTorch the table says so and shows epdbg's column only.
+**
+** ROW arguments keep only the rows whose name starts with one of them.
+*/
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "bench/benchutil.h"
+#include "examples/gen/progbuild.h"
+#include "interp/interp.h"
+#include "interp/parallel.h"
+
+/* One row: the node (target, arguments in the generator's notation,
+** outputs), its inputs as "name:dtype:AxBxC[:hi]" (float32 uniform in
+** [-1, 1]; int64 in [0, hi)), and the same call in Python over tensors of
+** those names. */
+typedef struct Row {
+    const char *name, *shape;
+    const char *target, *args, *outs;
+    const char *inputs;
+    const char *torch;
+} Row;
+
+#define M1 "1048576"
+static const Row ROWS[] = {
+    {"add", "1M f32", "aten.add.Tensor", "self=%x other=%y", "out", "x:f32:" M1 " y:f32:" M1,
+     "torch.ops.aten.add.Tensor(x, y)"},
+    {"mul", "1M f32", "aten.mul.Tensor", "self=%x other=%y", "out", "x:f32:" M1 " y:f32:" M1,
+     "torch.ops.aten.mul.Tensor(x, y)"},
+    {"relu", "1M f32", "aten.relu.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.relu.default(x)"},
+    {"gelu tanh", "1M f32", "aten.gelu.default", "self=%x approximate='tanh'", "out", "x:f32:" M1,
+     "torch.ops.aten.gelu.default(x, approximate='tanh')"},
+    {"gelu erf", "1M f32", "aten.gelu.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.gelu.default(x)"},
+    {"sigmoid", "1M f32", "aten.sigmoid.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.sigmoid.default(x)"},
+    {"tanh", "1M f32", "aten.tanh.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.tanh.default(x)"},
+    {"exp", "1M f32", "aten.exp.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.exp.default(x)"},
+    {"softmax", "1024x1024 dim -1", "aten._softmax.default", "self=%x dim=-1 half_to_float=False", "out",
+     "x:f32:1024x1024", "torch.ops.aten._softmax.default(x, -1, False)"},
+    {"layer_norm", "512x768", "aten.native_layer_norm.default",
+     "input=%x normalized_shape=[768] weight=%w bias=%b eps=1e-05", "out, mean, rstd", "x:f32:512x768 w:f32:768 b:f32:768",
+     "torch.ops.aten.native_layer_norm.default(x, [768], w, b, 1e-05)"},
+    {"sum", "1M", "aten.sum.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.sum.default(x)"},
+    {"mean", "1M", "aten.mean.default", "self=%x", "out", "x:f32:" M1, "torch.ops.aten.mean.default(x)"},
+    {"sum dim -1", "1024x1024", "aten.sum.dim_IntList", "self=%x dim=[-1]", "out", "x:f32:1024x1024",
+     "torch.ops.aten.sum.dim_IntList(x, [-1])"},
+    {"mean dim -1", "1024x1024", "aten.mean.dim", "self=%x dim=[-1]", "out", "x:f32:1024x1024",
+     "torch.ops.aten.mean.dim(x, [-1])"},
+    {"sum dim 0", "1024x1024", "aten.sum.dim_IntList", "self=%x dim=[0]", "out", "x:f32:1024x1024",
+     "torch.ops.aten.sum.dim_IntList(x, [0])"},
+    {"mean dim 0", "1024x1024", "aten.mean.dim", "self=%x dim=[0]", "out", "x:f32:1024x1024",
+     "torch.ops.aten.mean.dim(x, [0])"},
+    {"conv2d 3x3", "1x64x56x56, 64", "aten.convolution.default",
+     "input=%x weight=%w bias=%b stride=[1, 1] padding=[1, 1] dilation=[1, 1] transposed=False output_padding=[0, 0] "
+     "groups=1",
+     "out", "x:f32:1x64x56x56 w:f32:64x64x3x3 b:f32:64",
+     "torch.ops.aten.convolution.default(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 1)"},
+    {"conv2d 1x1", "1x64x56x56, 64", "aten.convolution.default",
+     "input=%x weight=%w bias=%b stride=[1, 1] padding=[0, 0] dilation=[1, 1] transposed=False output_padding=[0, 0] "
+     "groups=1",
+     "out", "x:f32:1x64x56x56 w:f32:64x64x1x1 b:f32:64",
+     "torch.ops.aten.convolution.default(x, w, b, [1, 1], [0, 0], [1, 1], False, [0, 0], 1)"},
+    {"conv2d depthwise", "1x64x56x56 3x3", "aten.convolution.default",
+     "input=%x weight=%w bias=%b stride=[1, 1] padding=[1, 1] dilation=[1, 1] transposed=False output_padding=[0, 0] "
+     "groups=64",
+     "out", "x:f32:1x64x56x56 w:f32:64x1x3x3 b:f32:64",
+     "torch.ops.aten.convolution.default(x, w, b, [1, 1], [1, 1], [1, 1], False, [0, 0], 64)"},
+    {"max_pool2d", "1x64x112x112 3x3 s2", "aten.max_pool2d_with_indices.default",
+     "self=%x kernel_size=[3, 3] stride=[2, 2] padding=[1, 1]", "out, idx", "x:f32:1x64x112x112",
+     "torch.ops.aten.max_pool2d_with_indices.default(x, [3, 3], [2, 2], [1, 1])"},
+    {"bmm", "8x256x256x256", "aten.bmm.default", "self=%a mat2=%b", "out", "a:f32:8x256x256 b:f32:8x256x256",
+     "torch.ops.aten.bmm.default(a, b)"},
+    {"mm 512", "512^3", "aten.mm.default", "self=%a mat2=%b", "out", "a:f32:512x512 b:f32:512x512",
+     "torch.ops.aten.mm.default(a, b)"},
+    {"mm 1024", "1024^3", "aten.mm.default", "self=%a mat2=%b", "out", "a:f32:1024x1024 b:f32:1024x1024",
+     "torch.ops.aten.mm.default(a, b)"},
+    {"cat", "2x 1024x512, dim 1", "aten.cat.default", "tensors=[%a, %b] dim=1", "out", "a:f32:1024x512 b:f32:1024x512",
+     "torch.ops.aten.cat.default([a, b], 1)"},
+    {"index_select", "1024x1024, 512 rows", "aten.index_select.default", "self=%x dim=0 index=%i", "out",
+     "x:f32:1024x1024 i:i64:512:1024", "torch.ops.aten.index_select.default(x, 0, i)"},
+    {"embedding", "10000x768, 8x128", "aten.embedding.default", "weight=%w indices=%i", "out",
+     "w:f32:10000x768 i:i64:8x128:10000", "torch.ops.aten.embedding.default(w, i)"},
+};
+#define NROWS ((int)(sizeof ROWS / sizeof ROWS[0]))
+
+#define MAX_INPUTS 4
+#define ROUNDS 5
+#define ROUND_SECONDS 0.02
+
+/* ---- the epdbg side ---------------------------------------------------------- */
+
+typedef struct Bench {
+    char path[64];
+    Model *model;
+    Interp *ip;
+    Value in[MAX_INPUTS];
+    int nin;
+} Bench;
+
+/* Parse "name:dtype:AxB[:hi]" specs into a program with those inputs. */
+static bool bench_open(Bench *b, const Row *row, EpError *err)
+{
+    memset(b, 0, sizeof *b);
+    ProgBuilder *pb = pb_new("bench.Kernel", false);
+    PbRng r = {11};
+    char spec[256];
+    snprintf(spec, sizeof spec, "%s", row->inputs);
+    for (char *save = NULL, *tok = strtok_r(spec, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+        char *name = tok, *dt = strchr(name, ':');
+        *dt++ = 0;
+        char *dims = strchr(dt, ':');
+        *dims++ = 0;
+        char *hi = strchr(dims, ':');
+        if (hi)
+            *hi++ = 0;
+        int64_t sizes[EP_MAX_DIMS];
+        int ndim = 0;
+        for (char *d = dims; d && *d; d = strchr(d, 'x') ? strchr(d, 'x') + 1 : NULL)
+            sizes[ndim++] = atoll(d);
+        Tensor *t = strcmp(dt, "i64") == 0 ? pb_ints(&r, DT_I64, ndim, sizes, 0, hi ? atoll(hi) : 100)
+                                           : pb_uniform(&r, DT_F32, ndim, sizes, -1, 1);
+        pb_input(pb, name, t, NULL);
+        b->in[b->nin++] = value_tensor(t);
+    }
+    pb_node(pb, row->target, "out", row->args, row->outs);
+    pb_output(pb, "out");
+    snprintf(b->path, sizeof b->path, "/tmp/epdbg-bench-kernels-XXXXXX");
+    int fd = mkstemp(b->path);
+    close(fd);
+    PbWriteOptions opt = {.era = PB_ERA_2_11, .no_example_inputs = true};
+    EpStatus rc = pb_write(pb, b->path, &opt, err);
+    pb_free(pb);
+    if (rc == EP_OK)
+        rc = model_open(b->path, NULL, &b->model, err);
+    if (rc == EP_OK && !(b->ip = interp_new(b->model, NULL, err)))
+        rc = err->code ? err->code : EP_ERR_EXEC;
+    return rc == EP_OK;
+}
+
+static void bench_close(Bench *b)
+{
+    for (int i = 0; i < b->nin; i++)
+        value_clear(&b->in[i]);
+    interp_free(b->ip);
+    model_free(b->model);
+    unlink(b->path);
+}
+
+static bool bench_call(Bench *b, EpError *err)
+{
+    return interp_bind(b->ip, b->in, b->nin, err) == EP_OK && interp_run(b->ip, err) == EP_OK;
+}
+
+/* Seconds per call: the best of ROUNDS rounds of at least ROUND_SECONDS. */
+static double time_epdbg(Bench *b, EpError *err)
+{
+    if (!bench_call(b, err) || !bench_call(b, err)) /* warm up: the pool, the caches */
+        return -1;
+    double t0 = bench_now();
+    if (!bench_call(b, err))
+        return -1;
+    double one = bench_now() - t0;
+    int calls = one >= ROUND_SECONDS ? 1 : (int)(ROUND_SECONDS / (one > 1e-7 ? one : 1e-7)) + 1;
+    double best = one;
+    for (int k = 0; k < ROUNDS; k++) {
+        double s = bench_now();
+        for (int c = 0; c < calls; c++)
+            if (!bench_call(b, err))
+                return -1;
+        double per = (bench_now() - s) / calls;
+        if (per < best)
+            best = per;
+    }
+    return best;
+}
+
+/* ---- the PyTorch side: one Python process answering row by row ------------- */
+
+typedef struct Torch {
+    FILE *to, *from;
+    pid_t pid;
+    char version[64];
+} Torch;
+
+/* Start the Python side; false (with why) when PyTorch cannot be used. */
+static bool torch_start(Torch *t, char *why, size_t cap)
+{
+    const char *py = getenv("EPDBG_PYTHON") ? getenv("EPDBG_PYTHON") : "/usr/bin/python3";
+    const char *script = getenv("EPDBG_BENCH_TORCH") ? getenv("EPDBG_BENCH_TORCH") : "bench/kernels_torch.py";
+    if (access(py, X_OK) != 0 || access(script, R_OK) != 0) {
+        snprintf(why, cap, "%s or %s not found", py, script);
+        return false;
+    }
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) {
+        snprintf(why, cap, "no pipe");
+        return false;
+    }
+    t->pid = fork();
+    if (t->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execl(py, py, script, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    t->to = fdopen(in[1], "w");
+    t->from = fdopen(out[0], "r");
+    char line[256];
+    if (!fgets(line, sizeof line, t->from) || strncmp(line, "torch ", 6) != 0) {
+        snprintf(why, cap, "%s cannot import torch", py);
+        return false;
+    }
+    line[strcspn(line, "\n")] = 0;
+    snprintf(t->version, sizeof t->version, "%.60s", line + 6);
+    return true;
+}
+
+/* Ask the Python side one line; its answer as seconds (or -1). */
+static double torch_ask(Torch *t, const char *cmd)
+{
+    fprintf(t->to, "%s\n", cmd);
+    fflush(t->to);
+    char line[512];
+    if (!fgets(line, sizeof line, t->from))
+        return -1;
+    if (strncmp(line, "error", 5) == 0) {
+        fprintf(stderr, "kernels: PyTorch: %s", line);
+        return -1;
+    }
+    return atof(line);
+}
+
+static void torch_stop(Torch *t)
+{
+    fclose(t->to);
+    fclose(t->from);
+    waitpid(t->pid, NULL, 0);
+}
+
+/* ---- the table ------------------------------------------------------------------ */
+
+static bool wanted(const Row *row, int argc, char **argv)
+{
+    if (argc < 2)
+        return true;
+    for (int i = 1; i < argc; i++)
+        if (strncmp(row->name, argv[i], strlen(argv[i])) == 0)
+            return true;
+    return false;
+}
+
+static void print_time(double s)
+{
+    if (s < 0)
+        printf(" %9s", "failed");
+    else if (s < 1e-3)
+        printf(" %7.1fus", s * 1e6);
+    else
+        printf(" %7.2fms", s * 1e3);
+}
+
+int main(int argc, char **argv)
+{
+    EpError err = {0};
+    if (ops_init(&err))
+        return 1;
+    signal(SIGPIPE, SIG_IGN);
+    Torch torch;
+    char why[256] = "";
+    bool have_torch = torch_start(&torch, why, sizeof why);
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    int threads[2] = {1, cores > 1 ? cores : 1};
+    int nthreads = cores > 1 ? 2 : 1;
+    if (have_torch)
+        printf("kernels: epdbg vs PyTorch %s, one node per call; ratio = epdbg / PyTorch (< 1: epdbg faster)\n",
+               torch.version);
+    else
+        printf("kernels: PyTorch not available (%s): epdbg's column only\n", why);
+    printf("%-17s %-20s", "kernel", "shape");
+    for (int k = 0; k < nthreads; k++) {
+        printf(" %8s %-2d", "epdbg", threads[k]);
+        if (have_torch)
+            printf(" %8s %-2d %6s", "torch", threads[k], "ratio");
+    }
+    printf("\n");
+    for (int i = 0; i < NROWS; i++) {
+        const Row *row = &ROWS[i];
+        if (!wanted(row, argc, argv))
+            continue;
+        Bench b;
+        if (!bench_open(&b, row, &err)) {
+            printf("%-17s %-20s failed: %s\n", row->name, row->shape, err.msg);
+            continue;
+        }
+        char cmd[1024];
+        if (have_torch) {
+            snprintf(cmd, sizeof cmd, "setup %s|%s", row->inputs, row->torch);
+            have_torch = torch_ask(&torch, cmd) >= 0;
+        }
+        printf("%-17s %-20s", row->name, row->shape);
+        for (int k = 0; k < nthreads; k++) {
+            ep_set_threads(threads[k]);
+            ops_set_blas_threads(threads[k]);
+            double e = time_epdbg(&b, &err);
+            print_time(e);
+            if (have_torch) {
+                snprintf(cmd, sizeof cmd, "time %d", threads[k]);
+                double p = torch_ask(&torch, cmd);
+                print_time(p);
+                if (e > 0 && p > 0)
+                    printf(" %6.2f", e / p);
+                else
+                    printf(" %6s", "-");
+            }
+        }
+        printf("\n");
+        fflush(stdout);
+        bench_close(&b);
+    }
+    ep_set_threads(0);
+    ops_set_blas_threads(1);
+    if (have_torch)
+        torch_stop(&torch);
+    ops_shutdown();
+    return 0;
+}

@@ -1,0 +1,618 @@
+/*
+** test_fastpaths.c -- the fast paths of issue 13 against the reference
+** paths they stand beside, bit for bit:
+**   - pointwise ops (elementwise.c's flat path: long direct runs, scalar
+**     and bias operands, the worker pool) against ew_set_reference_path's
+**     iterator with EW_BLOCK gathers, over dtypes, odd sizes around the
+**     vector block (64) and the chunk grain (65536), strides, in place;
+**   - the same calls at 1, 2 and 4 threads;
+**   - cat, index_select and embedding's memcpy rows against the general
+**     strided copies (non-contiguous inputs take them);
+**   - the pool of large blocks: reuse, garbage rather than zeros in reused
+**     blocks where no one counts on zeros, tensor_zeros still zero, the
+**     memory limit still refusing with the tensor named, the bound on
+**     what it keeps.
+** The goldens of test_kernels.c check both paths against PyTorch.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "interp/ops.h"
+#include "interp/ops/elementwise.h"
+#include "interp/parallel.h"
+#include "testutil.h"
+
+/* ---- calling ops ------------------------------------------------------------ */
+
+/* Run target on positional args; the first output (a new reference), or
+** NULL when the kernel failed (its message in *msg when msg). */
+static Tensor *run_op(const char *target, int n, const Value *vals, char *msg, size_t cap)
+{
+    const OpDef *op = op_lookup(target);
+    ck_assert_msg(op != NULL, "%s not in the registry", target);
+    EpError err = {0};
+    Value args[OP_MAX_ARGS];
+    ck_assert_msg(op_bind(op, n, NULL, vals, args, &err) == EP_OK, "%s: %s", target, err.msg);
+    Value outs[OP_MAX_RETS];
+    for (int i = 0; i < OP_MAX_RETS; i++)
+        outs[i].kind = V_NONE;
+    KernelConfig cfg = {.use_blas = true};
+    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
+    EpStatus rc = op->fn(&call);
+    Tensor *r = rc == EP_OK && outs[0].kind == V_TENSOR ? tensor_ref(outs[0].t) : NULL;
+    if (rc != EP_OK && msg)
+        snprintf(msg, cap, "%.200s", err.msg);
+    for (int i = 0; i < OP_MAX_RETS; i++)
+        value_clear(&outs[i]);
+    for (int i = 0; i < op->schema->nargs; i++)
+        value_clear(&args[i]);
+    return r;
+}
+
+/* ---- test data --------------------------------------------------------------- */
+
+static uint64_t rng_state = 88172645463325252ull;
+
+static uint64_t next_u64(void)
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return rng_state;
+}
+
+/* Values with the cases that tell paths apart: nan, infinities, -0.0,
+** zeros (division), large and small magnitudes; integers over the whole
+** range (wrapping) and small ones. */
+static Tensor *make_tensor(DType dt, int ndim, const int64_t *sizes)
+{
+    EpError err = {0};
+    Tensor *t = tensor_empty(dt, ndim, sizes, &err);
+    ck_assert(t != NULL);
+    int64_t n = tensor_numel(t);
+    char *p = tensor_data(t);
+    int es = dtype_size(dt);
+    for (int64_t i = 0; i < n; i++) {
+        uint64_t r = next_u64();
+        if (dtype_is_float(dt)) {
+            static const double SPECIAL[] = {NAN, INFINITY, -INFINITY, -0.0, 0.0, 1e30, -1e-30, 65504.0};
+            double v = (r % 16 == 0) ? SPECIAL[(r >> 8) % 8] : ((double)(int64_t)(r >> 11) / 4503599627370496.0 - 1) * 8;
+            dtype_store_f64(dt, p + i * es, v);
+        } else if (dt == DT_BOOL) {
+            p[i] = (char)(r & 1);
+        } else {
+            int64_t v = (r % 4 == 0) ? (int64_t)r : (int64_t)(r % 21) - 10;
+            dtype_store_i64(dt, p + i * es, v);
+        }
+    }
+    return t;
+}
+
+/* t's values in a column-major layout (a non-contiguous view). */
+static Tensor *transposed_copy(Tensor *t)
+{
+    EpError err = {0};
+    int64_t rev[EP_MAX_DIMS], st[EP_MAX_DIMS];
+    for (int i = 0; i < t->ndim; i++)
+        rev[i] = t->sizes[t->ndim - 1 - i];
+    Tensor *base = tensor_empty(t->dtype, t->ndim, rev, &err);
+    for (int i = 0; i < t->ndim; i++)
+        st[i] = base->strides[t->ndim - 1 - i];
+    Tensor *v = tensor_as_strided(base, t->ndim, t->sizes, st, 0, &err);
+    ck_assert(tensor_copy_into(v, t, &err) == EP_OK);
+    tensor_unref(base);
+    return v;
+}
+
+/* Same dtype, shape and bytes (nan payloads included). */
+static void assert_same_bits(const Tensor *a, const Tensor *b, const char *what)
+{
+    ck_assert_msg(a && b, "%s: a result is missing", what);
+    ck_assert_msg(a->dtype == b->dtype, "%s: dtypes differ", what);
+    ck_assert_msg(shape_equal(a->ndim, a->sizes, b->ndim, b->sizes), "%s: shapes differ", what);
+    EpError err = {0};
+    Tensor *ca = tensor_contiguous((Tensor *)a, &err), *cb = tensor_contiguous((Tensor *)b, &err);
+    size_t nbytes = (size_t)tensor_numel(ca) * (size_t)dtype_size(ca->dtype);
+    const char *pa = tensor_data(ca), *pb = tensor_data(cb);
+    if (memcmp(pa, pb, nbytes) != 0) {
+        size_t k = 0;
+        while (pa[k] == pb[k])
+            k++;
+        ck_abort_msg("%s: bytes differ from element %zu on", what, k / (size_t)dtype_size(ca->dtype));
+    }
+    tensor_unref(ca);
+    tensor_unref(cb);
+}
+
+/* ---- pointwise: fast path against the reference path ---------------------- */
+
+typedef struct PwCase {
+    const char *target;
+    int nin;          /* tensor operands first */
+    double extra;     /* a trailing Scalar argument when has_extra */
+    bool has_extra;
+    bool ints, floats, reduced, bools; /* which dtypes the op takes */
+} PwCase;
+
+static const PwCase PW[] = {
+    {"aten.add.Tensor", 2, 1, false, true, true, true, true},
+    {"aten.add.Tensor", 2, 2.5, true, false, true, true, false},
+    {"aten.sub.Tensor", 2, 1, false, true, true, true, false},
+    {"aten.mul.Tensor", 2, 0, false, true, true, true, true},
+    {"aten.div.Tensor", 2, 0, false, false, true, true, false},
+    {"aten.maximum.default", 2, 0, false, true, true, true, true},
+    {"aten.minimum.default", 2, 0, false, true, true, true, true},
+    {"aten.eq.Tensor", 2, 0, false, true, true, true, true},
+    {"aten.lt.Tensor", 2, 0, false, true, true, true, true},
+    {"aten.ge.Tensor", 2, 0, false, true, true, true, true},
+    {"aten.logical_and.default", 2, 0, false, true, true, false, true},
+    {"aten.bitwise_xor.Tensor", 2, 0, false, true, false, false, true},
+    {"aten.relu.default", 1, 0, false, true, true, true, false},
+    {"aten.clamp_min.default", 1, -0.5, true, false, true, true, false},
+    {"aten.copysign.Tensor", 2, 0, false, false, true, false, false},
+    {"aten.addcmul.default", 3, 0, false, true, true, true, false},
+    {"aten.sigmoid.default", 1, 0, false, false, true, true, false},
+    {"aten.pow.Tensor_Scalar", 1, 3, true, true, true, true, false},
+    {"aten.lerp.Tensor", 3, 0, false, false, true, false, false},
+};
+
+static const DType PW_DTYPES[] = {DT_F32, DT_F64, DT_F16, DT_BF16, DT_I32, DT_I64, DT_I8, DT_U8, DT_BOOL};
+
+static bool takes(const PwCase *pc, DType dt)
+{
+    if (dt == DT_BOOL)
+        return pc->bools;
+    if (dt == DT_F16 || dt == DT_BF16)
+        return pc->reduced;
+    return dtype_is_float(dt) ? pc->floats : pc->ints;
+}
+
+/* Operand shapes of one layout: out's shape and each operand's. */
+typedef struct Layout {
+    const char *name;
+    int ndim;
+    int64_t out[3];
+    int in_ndim[3];
+    int64_t in[3][3];
+    bool transposed[3]; /* operand k as a column-major copy */
+} Layout;
+
+/* Run pc on layout over dtype dt: fast at threads 1, 2, 4 against the
+** reference path, bit for bit (or the same failure). */
+static void check_pointwise(const PwCase *pc, DType dt, const Layout *lay, bool inplace)
+{
+    Tensor *ts[3];
+    Value vals[4];
+    int n = 0;
+    for (int k = 0; k < pc->nin; k++) {
+        Tensor *t = make_tensor(dt, lay->in_ndim[k], lay->in[k]);
+        if (lay->transposed[k]) {
+            Tensor *v = transposed_copy(t);
+            tensor_unref(t);
+            t = v;
+        }
+        ts[k] = t;
+        vals[n++] = value_tensor(t);
+    }
+    if (pc->has_extra)
+        vals[n++] = dtype_is_float(dt) || pc->extra == floor(pc->extra) ? value_float(pc->extra)
+                                                                        : value_int((int64_t)pc->extra);
+    if (pc->has_extra && !dtype_is_float(dt))
+        vals[n - 1] = value_int((int64_t)pc->extra);
+    char what[256];
+    snprintf(what, sizeof what, "%s %s on %s%s", pc->target, dtype_name(dt), lay->name, inplace ? " in place" : "");
+    const char *target = pc->target;
+    char inplace_target[128];
+    if (inplace) { /* "aten.add.Tensor" -> "aten.add_.Tensor" */
+        const char *dot = strchr(target + 5, '.');
+        snprintf(inplace_target, sizeof inplace_target, "%.*s_%s", (int)(dot - target), target, dot);
+        target = inplace_target;
+    }
+    Tensor *self_copy = NULL;
+    if (inplace) { /* each run gets a fresh self */
+        EpError err = {0};
+        self_copy = tensor_to_dtype(ts[0], ts[0]->dtype, &err);
+    }
+    Tensor *results[4];
+    char msgs[4][256] = {"", "", "", ""};
+    static const int THREADS[4] = {0, 1, 2, 4}; /* 0: the reference path */
+    for (int r = 0; r < 4; r++) {
+        if (inplace) {
+            EpError err = {0};
+            Tensor *fresh = tensor_to_dtype(self_copy, self_copy->dtype, &err);
+            value_clear(&vals[0]);
+            vals[0] = value_tensor(fresh);
+        }
+        ew_set_reference_path(THREADS[r] == 0);
+        ep_set_threads(THREADS[r] ? THREADS[r] : 1);
+        results[r] = run_op(target, n, vals, msgs[r], sizeof msgs[r]);
+        ew_set_reference_path(false);
+    }
+    ep_set_threads(0);
+    for (int r = 1; r < 4; r++) {
+        char w[300];
+        snprintf(w, sizeof w, "%s, %d threads", what, THREADS[r]);
+        if (!results[0]) {
+            ck_assert_msg(!results[r], "%s: the reference path failed (%s), the fast one did not", w, msgs[0]);
+            ck_assert_str_eq(msgs[r], msgs[0]);
+        } else {
+            ck_assert_msg(results[r] != NULL, "%s: failed: %s", w, msgs[r]);
+            assert_same_bits(results[r], results[0], w);
+        }
+    }
+    for (int r = 0; r < 4; r++)
+        tensor_unref(results[r]);
+    tensor_unref(self_copy);
+    for (int k = 0; k < n; k++)
+        value_clear(&vals[k]);
+}
+
+/* Layouts for op arity nin: flat sizes around the vector block and the
+** chunk grain, a 0-d operand, a bias over the last dims (long and short),
+** a leading broadcast, a transposed operand. */
+static int make_layouts(int nin, Layout *out)
+{
+    static const int64_t SIZES[] = {1, 7, 63, 64, 65, 511, 513, 65535, 65536, 65537, 131072 + 77, 200003};
+    int m = 0;
+    for (size_t s = 0; s < sizeof SIZES / sizeof SIZES[0]; s++) {
+        Layout l = {"flat", 1, {SIZES[s]}, {0}, {{0}}, {0}};
+        for (int k = 0; k < nin; k++) {
+            l.in_ndim[k] = 1;
+            l.in[k][0] = SIZES[s];
+        }
+        out[m++] = l;
+    }
+    /* the last operand a 0-d tensor: a broadcast scalar (stride 0) */
+    Layout sc = {"scalar operand", 1, {140001}, {0}, {{0}}, {0}};
+    for (int k = 0; k < nin; k++) {
+        sc.in_ndim[k] = k == nin - 1 && nin > 1 ? 0 : 1;
+        sc.in[k][0] = 140001;
+    }
+    out[m++] = sc;
+    /* a bias over the last dims: periodic runs of 700 and of 513, and a
+    ** short one (3) the iterator takes */
+    static const int64_t BIAS[][3] = {{197, 700, 0}, {29, 9, 513}, {4001, 3, 0}};
+    for (int b = 0; b < 3; b++) {
+        Layout l = {"bias", BIAS[b][2] ? 3 : 2, {BIAS[b][0], BIAS[b][1], BIAS[b][2]}, {0}, {{0}}, {0}};
+        for (int k = 0; k < nin; k++) {
+            l.in_ndim[k] = l.ndim;
+            memcpy(l.in[k], l.out, sizeof l.out);
+        }
+        if (nin > 1) { /* the second operand is the bias */
+            l.in_ndim[1] = l.ndim == 3 ? 2 : 1;
+            if (l.ndim == 3) {
+                l.in[1][0] = l.out[1];
+                l.in[1][1] = l.out[2];
+            } else {
+                l.in[1][0] = l.out[1];
+            }
+        }
+        out[m++] = l;
+    }
+    /* a leading broadcast ([R, 1] against [R, C]) and a transposed operand */
+    Layout lead = {"column broadcast", 2, {300, 257}, {0}, {{0}}, {0}};
+    Layout tr = {"transposed", 2, {600, 257}, {0}, {{0}}, {0}};
+    for (int k = 0; k < nin; k++) {
+        lead.in_ndim[k] = tr.in_ndim[k] = 2;
+        lead.in[k][0] = 300;
+        tr.in[k][0] = 600;
+        lead.in[k][1] = tr.in[k][1] = 257;
+    }
+    if (nin > 1)
+        lead.in[1][1] = 1;
+    tr.transposed[0] = true;
+    out[m++] = lead;
+    out[m++] = tr;
+    return m;
+}
+
+START_TEST(test_pointwise_fast_equals_reference)
+{
+    Layout lays[32];
+    for (size_t p = 0; p < sizeof PW / sizeof PW[0]; p++) {
+        const PwCase *pc = &PW[p];
+        int nl = make_layouts(pc->nin, lays);
+        for (size_t d = 0; d < sizeof PW_DTYPES / sizeof PW_DTYPES[0]; d++) {
+            DType dt = PW_DTYPES[d];
+            if (!takes(pc, dt))
+                continue;
+            for (int l = 0; l < nl; l++) {
+                /* the big flat sizes once per op, in float32 and int32 */
+                if (lays[l].out[0] > 60000 && lays[l].ndim == 1 && strcmp(lays[l].name, "flat") == 0 &&
+                    dt != DT_F32 && dt != DT_I32 && dt != DT_F16)
+                    continue;
+                check_pointwise(pc, dt, &lays[l], false);
+            }
+        }
+    }
+}
+END_TEST
+
+START_TEST(test_pointwise_in_place)
+{
+    Layout lays[32];
+    static const char *const INPLACE[] = {"aten.add.Tensor", "aten.mul.Tensor", "aten.relu.default"};
+    for (size_t p = 0; p < sizeof PW / sizeof PW[0]; p++) {
+        bool want = false;
+        for (size_t q = 0; q < 3; q++)
+            want |= strcmp(PW[p].target, INPLACE[q]) == 0 && !PW[p].has_extra;
+        if (!want)
+            continue;
+        int nl = make_layouts(PW[p].nin, lays);
+        for (int l = 0; l < nl; l++)
+            if (!lays[l].transposed[0]) {
+                check_pointwise(&PW[p], DT_F32, &lays[l], true);
+                check_pointwise(&PW[p], DT_I64, &lays[l], true);
+            }
+    }
+}
+END_TEST
+
+/* Integer division by zero still fails from inside a parallel chunk. */
+START_TEST(test_zero_division_in_chunks)
+{
+    int64_t n = 200000;
+    Tensor *a = make_tensor(DT_I32, 1, &n), *b = make_tensor(DT_I32, 1, &n);
+    ((int32_t *)tensor_data(b))[n - 5] = 0; /* in the last chunk */
+    Value v[2] = {value_tensor(a), value_tensor(b)};
+    for (int threads = 1; threads <= 4; threads *= 2) {
+        ep_set_threads(threads);
+        char msg[256] = "";
+        Tensor *r = run_op("aten.fmod.Tensor", 2, v, msg, sizeof msg);
+        ck_assert_msg(r == NULL, "fmod by zero gave a result at %d threads", threads);
+        ck_assert_msg(strstr(msg, "ZeroDivisionError") != NULL, "%s", msg);
+    }
+    ep_set_threads(0);
+    value_clear(&v[0]);
+    value_clear(&v[1]);
+}
+END_TEST
+
+/* ---- copies: cat, index_select, embedding -------------------------------------- */
+
+START_TEST(test_cat_rows_equal_general_copy)
+{
+    static const int64_t SH[][3] = {{1024, 512, 3}, {7, 33, 65}, {2, 1, 100000}};
+    for (int s = 0; s < 3; s++)
+        for (int dim = 0; dim < 3; dim++) {
+            int64_t sa[3] = {SH[s][0], SH[s][1], SH[s][2]}, sb[3] = {SH[s][0], SH[s][1], SH[s][2]};
+            sb[dim] = sb[dim] > 2 ? sb[dim] / 2 : 1;
+            Tensor *a = make_tensor(DT_F32, 3, sa), *b = make_tensor(DT_F32, 3, sb);
+            Tensor *ta = transposed_copy(a), *tb = transposed_copy(b);
+            ValueList *fast = value_list_new(2), *slow = value_list_new(2);
+            fast->items[0] = value_tensor(tensor_ref(a));
+            fast->items[1] = value_tensor(tensor_ref(b));
+            slow->items[0] = value_tensor(tensor_ref(ta));
+            slow->items[1] = value_tensor(tensor_ref(tb));
+            Value vf[2] = {{.kind = V_LIST, .list = fast}, value_int(dim)};
+            Value vs[2] = {{.kind = V_LIST, .list = slow}, value_int(dim)};
+            Tensor *r1 = NULL;
+            for (int threads = 1; threads <= 2; threads++) {
+                ep_set_threads(threads);
+                Tensor *rf = run_op("aten.cat.default", 2, vf, NULL, 0);
+                if (!r1)
+                    r1 = tensor_ref(rf);
+                assert_same_bits(rf, r1, "cat at 1 and 2 threads");
+                tensor_unref(rf);
+            }
+            ep_set_threads(0);
+            Tensor *rs = run_op("aten.cat.default", 2, vs, NULL, 0);
+            assert_same_bits(r1, rs, "cat: rows against the general copy");
+            tensor_unref(r1);
+            tensor_unref(rs);
+            value_clear(&vf[0]);
+            value_clear(&vs[0]);
+            tensor_unref(a);
+            tensor_unref(b);
+            tensor_unref(ta);
+            tensor_unref(tb);
+        }
+}
+END_TEST
+
+START_TEST(test_index_select_rows_equal_general_copy)
+{
+    static const int64_t SH[][3] = {{1024, 64, 1}, {3, 50, 17}, {9, 4, 40}};
+    for (int s = 0; s < 3; s++)
+        for (int dim = 0; dim < 3; dim++) {
+            Tensor *x = make_tensor(DT_F64, 3, SH[s]);
+            Tensor *tx = transposed_copy(x);
+            int64_t ni = 300;
+            EpError err = {0};
+            Tensor *idx = tensor_empty(DT_I64, 1, &ni, &err);
+            for (int64_t i = 0; i < ni; i++)
+                ((int64_t *)tensor_data(idx))[i] = (int64_t)(next_u64() % (uint64_t)SH[s][dim]);
+            Value vf[3] = {value_tensor(x), value_int(dim), value_tensor(idx)};
+            Value vs[3] = {value_tensor(tx), value_int(dim), value_tensor(idx)};
+            ep_set_threads(2);
+            Tensor *rf = run_op("aten.index_select.default", 3, vf, NULL, 0);
+            ep_set_threads(1);
+            Tensor *r1 = run_op("aten.index_select.default", 3, vf, NULL, 0);
+            ep_set_threads(0);
+            Tensor *rs = run_op("aten.index_select.default", 3, vs, NULL, 0);
+            assert_same_bits(rf, rs, "index_select: rows against the general copy");
+            assert_same_bits(r1, rs, "index_select at 1 thread");
+            /* an index out of range fails the same way on both paths */
+            ((int64_t *)tensor_data(idx))[ni - 1] = SH[s][dim];
+            char m1[256] = "", m2[256] = "";
+            ck_assert(run_op("aten.index_select.default", 3, vf, m1, sizeof m1) == NULL);
+            ck_assert(run_op("aten.index_select.default", 3, vs, m2, sizeof m2) == NULL);
+            ck_assert_str_eq(m1, m2);
+            ((int64_t *)tensor_data(idx))[ni - 1] = -1;
+            ck_assert(run_op("aten.index_select.default", 3, vf, m1, sizeof m1) == NULL);
+            ck_assert(run_op("aten.index_select.default", 3, vs, m2, sizeof m2) == NULL);
+            ck_assert_str_eq(m1, m2);
+            tensor_unref(rf);
+            tensor_unref(r1);
+            tensor_unref(rs);
+            tensor_unref(x);
+            tensor_unref(tx);
+            tensor_unref(idx);
+        }
+}
+END_TEST
+
+START_TEST(test_embedding_rows)
+{
+    int64_t ws[2] = {1000, 96}, is[2] = {8, 129};
+    Tensor *w = make_tensor(DT_F32, 2, ws);
+    EpError err = {0};
+    Tensor *ind = tensor_empty(DT_I64, 2, is, &err);
+    int64_t *ix = tensor_data(ind);
+    for (int64_t i = 0; i < 8 * 129; i++)
+        ix[i] = (int64_t)(next_u64() % 1000);
+    Value v[2] = {value_tensor(w), value_tensor(ind)};
+    for (int threads = 1; threads <= 4; threads *= 2) {
+        ep_set_threads(threads);
+        Tensor *r = run_op("aten.embedding.default", 2, v, NULL, 0);
+        ck_assert(r && r->ndim == 3 && r->sizes[2] == 96);
+        const float *out = tensor_data(r), *wd = tensor_data(w);
+        for (int64_t i = 0; i < 8 * 129; i++)
+            ck_assert(memcmp(out + i * 96, wd + ix[i] * 96, 96 * sizeof(float)) == 0);
+        tensor_unref(r);
+    }
+    ep_set_threads(0);
+    tensor_unref(w);
+    tensor_unref(ind);
+}
+END_TEST
+
+/* ---- the pool of large blocks ------------------------------------------------------ */
+
+START_TEST(test_pool_reuses_large_blocks)
+{
+    EpError err = {0};
+    int64_t n = (3 << 20) / 4; /* 3 MiB of float32 */
+    TensorPoolStats before, after;
+    Tensor *a = tensor_empty(DT_F32, 1, &n, &err);
+    ck_assert(a != NULL);
+    void *block = a->storage;
+    memset(tensor_data(a), 0x7f, (size_t)n * 4);
+    tensor_unref(a);
+    tensor_pool_stats(&before);
+    ck_assert_uint_ge(before.cached_bytes, (size_t)n * 4);
+    /* the same size again: the same block, no new mapping */
+    Tensor *b = tensor_empty(DT_F32, 1, &n, &err);
+    tensor_pool_stats(&after);
+    ck_assert_ptr_eq(b->storage, block);
+    ck_assert_uint_eq(after.hits, before.hits + 1);
+    ck_assert_uint_eq(after.misses, before.misses);
+    tensor_unref(b);
+    /* a slightly smaller one (within 1/8) also fits; zeros are still zeros */
+    int64_t m = n - n / 16;
+    Tensor *z = tensor_zeros(DT_F32, 1, &m, &err);
+    ck_assert_ptr_eq(z->storage, block);
+    const float *zd = tensor_data(z);
+    int64_t nonzero = 0;
+    for (int64_t i = 0; i < m; i++)
+        nonzero += zd[i] != 0.0f;
+    ck_assert_int_eq(nonzero, 0);
+    tensor_unref(z);
+    /* a much smaller or a larger one does not take it */
+    int64_t half = n / 2;
+    Tensor *h = tensor_empty(DT_F32, 1, &half, &err);
+    ck_assert_ptr_ne(h->storage, block);
+    tensor_unref(h);
+}
+END_TEST
+
+START_TEST(test_pool_keeps_resident_memory_under_the_peak)
+{
+    EpError err = {0};
+    tensor_caches_drain();
+    TensorPoolStats st;
+    tensor_pool_stats(&st);
+    ck_assert_uint_eq(st.cached_bytes, 0);
+    /* free blocks of growing sizes: a request none fits unmaps kept ones
+    ** rather than pushing live + kept over the most ever live */
+    size_t most = 0;
+    for (int k = 1; k <= 12; k++) {
+        int64_t n = (int64_t)k * (1 << 20) / 4 + 1000 * k;
+        Tensor *t = tensor_empty(DT_F32, 1, &n, &err);
+        ck_assert(t != NULL);
+        tensor_pool_stats(&st);
+        if (st.live_bytes > most)
+            most = st.live_bytes;
+        ck_assert_uint_le(st.live_bytes + st.cached_bytes, most);
+        tensor_unref(t);
+    }
+    tensor_caches_drain();
+    tensor_pool_stats(&st);
+    ck_assert_uint_eq(st.cached_bytes, 0);
+    ck_assert_uint_eq(st.cached_blocks, 0);
+}
+END_TEST
+
+START_TEST(test_pool_and_memory_limit)
+{
+    EpError err = {0};
+    int64_t n = (4 << 20) / 4;
+    Tensor *a = tensor_empty(DT_F32, 1, &n, &err);
+    tensor_unref(a); /* kept in the pool: kept bytes do not count as live */
+    size_t live, peak;
+    tensor_memory_stats(&live, &peak);
+    tensor_set_memory_limit(live + (6 << 20));
+    Tensor *b = tensor_empty(DT_F32, 1, &n, &err); /* fits */
+    ck_assert(b != NULL);
+    int64_t big[2] = {1024, 1024}; /* 4 MiB more: over the limit */
+    Tensor *c = tensor_empty(DT_F32, 2, big, &err);
+    ck_assert(c == NULL);
+    ck_assert_msg(strstr(err.msg, "a float32 tensor [1024, 1024]") != NULL, "%s", err.msg);
+    ck_assert_msg(strstr(err.msg, "--max-memory") != NULL, "%s", err.msg);
+    tensor_unref(b);
+    tensor_set_memory_limit(0);
+}
+END_TEST
+
+/* Workers allocate and free large tensors at once (the lock taken inside
+** parallel loops). */
+static void alloc_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    (void)ctx;
+    for (int64_t i = begin; i < end; i++) {
+        EpError err = {0};
+        int64_t n = (int64_t)(1 << 18) + (i % 3) * 1000;
+        Tensor *t = tensor_empty(DT_F32, 1, &n, &err);
+        ck_assert(t != NULL);
+        ((float *)tensor_data(t))[n - 1] = 1.0f;
+        tensor_unref(t);
+    }
+}
+
+START_TEST(test_pool_from_workers)
+{
+    size_t live0, live1, peak;
+    tensor_memory_stats(&live0, &peak);
+    ep_set_threads(4);
+    for (int r = 0; r < 20; r++)
+        ep_parallel_for(64, 1, alloc_chunk, NULL);
+    ep_set_threads(0);
+    tensor_memory_stats(&live1, &peak);
+    ck_assert_uint_eq(live0, live1);
+}
+END_TEST
+
+Suite *suite_fastpaths(void)
+{
+    Suite *s = suite_create("fastpaths");
+    TCase *tc = tcase_create("pointwise");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_pointwise_fast_equals_reference);
+    tcase_add_test(tc, test_pointwise_in_place);
+    tcase_add_test(tc, test_zero_division_in_chunks);
+    suite_add_tcase(s, tc);
+    TCase *tcc = tcase_create("copies");
+    tcase_set_timeout(tcc, 120);
+    tcase_add_test(tcc, test_cat_rows_equal_general_copy);
+    tcase_add_test(tcc, test_index_select_rows_equal_general_copy);
+    tcase_add_test(tcc, test_embedding_rows);
+    suite_add_tcase(s, tcc);
+    TCase *tp = tcase_create("pool");
+    tcase_set_timeout(tp, 120);
+    tcase_add_test(tp, test_pool_reuses_large_blocks);
+    tcase_add_test(tp, test_pool_keeps_resident_memory_under_the_peak);
+    tcase_add_test(tp, test_pool_and_memory_limit);
+    tcase_add_test(tp, test_pool_from_workers);
+    suite_add_tcase(s, tp);
+    return s;
+}
