@@ -39,25 +39,6 @@ typedef float RfV4f __attribute__((vector_size(16)));
 #define RF_CLONES __attribute__((target_clones("avx2", "default")))
 #else
 #define RF_CLONES
-/* native_layer_norm of float32 rows: y = (x - mean) * rstd * w + b per row
-** of n values (w, b may be NULL), mean and rstd one float per row. */
-void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
-                            float *y, float *mean, float *rstd);
-
-/* amax (want_max) or amin of float32 x along the len axis of s into y, with
-** the reference's answers: a NaN if the run has one (the first), and of
-** equal extremes (+0 and -0) the first. */
-void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
-
-/* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
-** of n >= 1 float32 values, in double: var / std's two passes. */
-void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2);
-
-/* y[p * L + j] = x[p * L + j] * alpha[p % C] + beta[p % C] over planes
-** planes of L floats (evaluation-mode batch norm), in float. */
-void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_t L, const float *alpha,
-                               const float *beta, float *y);
-
 #endif
 #define RF_INLINE static inline __attribute__((always_inline))
 
