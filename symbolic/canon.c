@@ -108,7 +108,7 @@ SymExpr *sym_clone(const SymExpr *e)
 {
     if (!e)
         return NULL;
-    SymExpr *c = calloc(1, sizeof *c);
+    SymExpr *c = sym_node_alloc();
     if (!c)
         return NULL;
     *c = *e;
@@ -1276,7 +1276,9 @@ SymExpr *sym_canon(const SymExpr *e)
     if (!e)
         return NULL;
     (void)sym_take_fold_overflow();
+    bool bounded = sym_budget_begin(SYM_CANON_MAX_NODES);
     SymExpr *c = canon_any(e);
+    sym_budget_end(bounded);
     (void)sym_take_fold_overflow(); /* a failed fold is reported as NULL, not later */
     if (c && c->depth > SYM_MAX_DEPTH * 2) { /* keep every walk's recursion bounded */
         sym_free(c);

@@ -198,10 +198,20 @@ out:
     return res;
 }
 
+static SymTruth decide(const SymExpr *cond, const SymRanges *ranges);
+
 SymTruth sym_decide(const SymExpr *cond, const SymRanges *ranges)
 {
     if (!cond)
         return SYM_UNKNOWN;
+    bool bounded = sym_budget_begin(SYM_DECIDE_MAX_NODES);
+    SymTruth t = decide(cond, ranges);
+    sym_budget_end(bounded);
+    return t;
+}
+
+static SymTruth decide(const SymExpr *cond, const SymRanges *ranges)
+{
     SymTruth t = sym_decide_intervals(cond, ranges);
     if (t != SYM_UNKNOWN)
         return t;

@@ -155,9 +155,41 @@ void sym_unintern(const char *name)
 
 /* ---- leaves ------------------------------------------------------------ */
 
+/* Nodes left under the running bound; -1: none running. */
+static _Thread_local int64_t budget_left = -1;
+
+bool sym_budget_begin(int64_t nodes)
+{
+    if (budget_left >= 0)
+        return false;
+    budget_left = nodes;
+    return true;
+}
+
+void sym_budget_end(bool started)
+{
+    if (started)
+        budget_left = -1;
+}
+
+bool sym_budget_spent(void)
+{
+    return budget_left == 0;
+}
+
+/* One node's memory, zeroed, counted against the running bound. */
+SymExpr *sym_node_alloc(void)
+{
+    if (budget_left == 0)
+        return NULL;
+    if (budget_left > 0)
+        budget_left--;
+    return calloc(1, sizeof(SymExpr));
+}
+
 static SymExpr *new_node(SymKind k)
 {
-    SymExpr *e = calloc(1, sizeof *e);
+    SymExpr *e = sym_node_alloc();
     if (e) {
         e->kind = k;
         e->depth = 1;

@@ -101,9 +101,13 @@ int sym_match(const SymExpr *e, SymBindings *b, int64_t actual, char *why, size_
 ** with no constant term and a positive leading coefficient, k a number), And/Or sorted and deduplicated, Not
 ** pushed into relations.  Symbols are taken to be integers. */
 
+/* Most nodes one canonicalization may make (intermediate ones included). */
+#define SYM_CANON_MAX_NODES (1 << 16)
+
 /* A new canonical tree (caller frees), or NULL out of memory, when a
-** constant overflows int64, or when a product of sums would multiply out
-** to more than 4096 terms (a large power is kept whole instead). */
+** constant overflows int64, when a product of sums would multiply out
+** to more than 4096 terms (a large power is kept whole instead), or when
+** it would take more than SYM_CANON_MAX_NODES nodes. */
 SymExpr *sym_canon(const SymExpr *e);
 /* Do a and b have the same canonical form?  true means equal for every
 ** integer value of the symbols; false means not shown equal (the form is
@@ -152,8 +156,11 @@ SymRange sym_range(const SymExpr *e, const SymRanges *ranges);
 
 typedef enum SymTruth { SYM_UNKNOWN = -1, SYM_FALSE = 0, SYM_TRUE = 1 } SymTruth;
 
-/* Most assignments sym_decide enumerates for one condition. */
+/* Most assignments sym_decide enumerates for one condition, and most
+** nodes it makes in all (its substitutions and canonical forms): past
+** that bound the answer is SYM_UNKNOWN. */
 #define SYM_DECIDE_MAX_POINTS 4096
+#define SYM_DECIDE_MAX_NODES (1 << 20)
 
 /* Does cond (Eq/Ne/Lt/Le/Gt/Ge, And/Or/Not, True/False) hold for every
 ** value of its symbols in their ranges?  SYM_TRUE: yes at every point
@@ -161,7 +168,8 @@ typedef enum SymTruth { SYM_UNKNOWN = -1, SYM_FALSE = 0, SYM_TRUE = 1 } SymTruth
 ** otherwise: it depends on the values, or it could not be shown (never a
 ** wrong TRUE or FALSE).  Decides by the interval of the canonical
 ** difference, then by enumerating symbols with small finite ranges
-** (at most SYM_DECIDE_MAX_POINTS assignments). */
+** (at most SYM_DECIDE_MAX_POINTS assignments, SYM_DECIDE_MAX_NODES
+** nodes made). */
 SymTruth sym_decide(const SymExpr *cond, const SymRanges *ranges);
 
 /* ---- linear solving (solve.c) ------------------------------------------ */

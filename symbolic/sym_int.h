@@ -180,6 +180,23 @@ SymExpr *sym_new_neg(SymExpr *a);
 ** or product of constants overflowed int64?  Clears the flag. */
 bool sym_take_fold_overflow(void);
 
+/* A bound on the nodes made (new or cloned) on this thread, so that no
+** expression can make canonicalizing or deciding run without bound: a
+** floor division by a small constant splits a sum into two copies of its
+** terms, so thirty nested ones made a tree of 2^30 nodes from a
+** 140-character input (a fuzzing finding).  sym_budget_begin(n) starts a
+** bound of n more nodes unless one is already running (then the outer one
+** holds) and returns whether it started one; past the bound every node
+** constructor fails (NULL, as out of memory) until the matching
+** sym_budget_end(started).  sym_budget_spent() says whether the running
+** bound was reached. */
+bool sym_budget_begin(int64_t nodes);
+void sym_budget_end(bool started);
+bool sym_budget_spent(void);
+/* A zeroed node, counted against the running bound; NULL past it or out
+** of memory.  Every node is made here (new_node, sym_clone). */
+SymExpr *sym_node_alloc(void);
+
 /* Is e an exact number (INT or RAT)?  Sets *q when it is. */
 bool sym_exact_number(const SymExpr *e, SymQ *q);
 /* Is name among the symbols of e? */

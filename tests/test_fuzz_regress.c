@@ -13,6 +13,7 @@
 #include "debugger/session.h"
 #include "interp/npy.h"
 #include "interp/program.h"
+#include "symbolic/sym.h"
 #include "testutil.h"
 
 static void assert_has(const char *msg, const char *want)
@@ -350,6 +351,70 @@ START_TEST(test_zero_size_huge_dims)
 }
 END_TEST
 
+/* Found by fuzz_sym (a timeout): a floor division by -2 splits a sum into
+** two copies of its terms, so canonicalizing n nested ones made 2^n nodes,
+** and deciding the fuzzer's condition (141 characters, seven symbols)
+** took 8 s of substitutions and canonical forms.  Both are now bounded by
+** the nodes they may make: past the bound a canonical form is refused
+** (NULL) and a decision is SYM_UNKNOWN, never a wrong verdict. */
+START_TEST(test_sym_blowup)
+{
+    /* (((s0 + s0)//-2 + s1)//-2 + s0)//-2 ... */
+    char *text = strdup("s0");
+    int depth_ok = -1;
+    for (int depth = 1; depth <= 30; depth++) {
+        char *next = ep_xasprintf("(%s + %s)//-2", text, depth % 2 ? "s0" : "s1");
+        free(text);
+        text = next;
+        char msg[128];
+        SymExpr *e = sym_parse(text, msg, sizeof msg);
+        ck_assert_msg(e != NULL, "%s", msg);
+        SymExpr *c = sym_canon(e);
+        if (c) { /* a form that is made is still the same function */
+            depth_ok = depth;
+            SymBindings b;
+            sym_bindings_init(&b);
+            for (int s0 = -3; s0 <= 3; s0++)
+                for (int s1 = -3; s1 <= 3; s1++) {
+                    sym_bindings_set(&b, "s0", s0);
+                    sym_bindings_set(&b, "s1", s1);
+                    SymValue ve, vc;
+                    ck_assert_int_eq(sym_eval(e, &b, &ve, NULL), SYM_OK);
+                    ck_assert_int_eq(sym_eval(c, &b, &vc, NULL), SYM_OK);
+                    ck_assert_msg(ve.i == vc.i, "depth %d at s0=%d s1=%d: %lld vs %lld", depth, s0, s1,
+                                  (long long)ve.i, (long long)vc.i);
+                }
+            sym_bindings_free(&b);
+        }
+        sym_free(c);
+        sym_free(e);
+    }
+    free(text);
+    /* the small ones are made (the bound is far above real expressions),
+    ** the deep ones refused */
+    ck_assert_int_ge(depth_ok, 10);
+    ck_assert_int_lt(depth_ok, 30);
+
+    /* the fuzzer's input, with its harness's ranges: not known, and fast
+    ** (the suite's timeout would catch the old 8 s, 60 s under ASan) */
+    static const char input[] = "(ll//-u/u//lu//l/u//l/oopUu//l//upUu//u//u//l//upUu//u//l/l/u//u//u//l//upUuoopUu//l//"
+                                "upUu//u//u//l//upUu//u//l/l/u//u//u//l//upUu//u//l/l/0)";
+    char msg[128];
+    SymExpr *e = sym_parse(input, msg, sizeof msg);
+    ck_assert_msg(e != NULL, "%s", msg);
+    const char *names[8];
+    int n = sym_symbols(e, names, 8);
+    ck_assert_int_eq(n, 7);
+    SymRanges ranges;
+    sym_ranges_init(&ranges);
+    for (int i = 0; i < n; i++)
+        sym_ranges_set(&ranges, names[i], i == 0 ? 2 : -2, i == 0 ? 9 : 2);
+    ck_assert_int_eq(sym_decide(e, &ranges), SYM_UNKNOWN);
+    sym_ranges_free(&ranges);
+    sym_free(e);
+}
+END_TEST
+
 Suite *suite_fuzz_regress(void)
 {
     Suite *s = suite_create("fuzz_regress");
@@ -363,6 +428,7 @@ Suite *suite_fuzz_regress(void)
     tcase_add_test(tc, test_metadata_twice);
     tcase_add_test(tc, test_huge_numbers);
     tcase_add_test(tc, test_zero_size_huge_dims);
+    tcase_add_test(tc, test_sym_blowup);
     suite_add_tcase(s, tc);
     return s;
 }
