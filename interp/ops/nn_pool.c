@@ -6,9 +6,10 @@
 **
 ** Every input is viewed as planes x D x H x W (planes = all leading dims;
 ** a 2-D pool has D = 1).  Floating inputs are computed in double and
-** rounded once, except float32 max pooling, which runs in float32 with its
-** planes over the worker pool (a max only picks a value: the same bits;
-** the double loop stays the reference, `--no-blas`); integer inputs (max pooling, and avg pooling of int64, as
+** rounded once, except float32 (and float16, bfloat16) max pooling, which
+** runs in float32 with its planes over the worker pool, a 2-D window eight
+** outputs of a row at a time (a max only picks a value: the same bits; the
+** double loop stays the reference, `--no-blas`); integer inputs (max pooling, and avg pooling of int64, as
 ** modern PyTorch allows) in int64.  float16 goes the same way as bfloat16
 ** (PyTorch 1.13 had no float16 pooling on CPU; modern PyTorch does it in
 ** float32).  Indices are flat positions in one input plane (h * W + w, or
@@ -18,6 +19,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/parallel.h"
@@ -214,10 +216,98 @@ typedef struct MaxPoolJob {
     int64_t *ind;
 } MaxPoolJob;
 
+/* A 2-D window (depth 1, no dilation) on a plane whose flat indices fit in
+** int32: the case of the vector loop below. */
+static bool max_pool_2d_plain(const PoolGeom *g)
+{
+    return g->in[0] == 1 && g->k[0] == 1 && g->out[0] == 1 && g->dil[1] == 1 && g->dil[2] == 1 &&
+           prod3(g->in) < INT32_MAX - 64;
+}
+
+typedef float PV8f __attribute__((vector_size(32)));
+typedef int32_t PV8i __attribute__((vector_size(32)));
+#define PV_LANES 8
+
+/* The row phases of one input plane for a row stride sw: phase r of input
+** row ih holds the padded row's columns r, r + sw, r + 2 sw, ..., so the
+** window column kw of eight consecutive outputs is eight consecutive
+** floats of phase kw % sw.  Columns in the padding (or past the input, in
+** ceil mode) hold -inf, which never wins: the max takes a value only when
+** it is greater, or NaN. */
+static void max_pool_phases(const PoolGeom *g, const float *x, int64_t plen, float *ph)
+{
+    const int64_t IW = g->in[2], sw = g->stride[2], pad = g->pad[2];
+    for (int64_t ih = 0; ih < g->in[1]; ih++)
+        for (int64_t r = 0; r < sw; r++) {
+            float *dst = ph + (ih * sw + r) * plen;
+            for (int64_t j = 0; j < plen; j++) {
+                int64_t iw = j * sw + r - pad;
+                dst[j] = iw >= 0 && iw < IW ? x[ih * IW + iw] : -INFINITY;
+            }
+        }
+}
+
+/* One plane of a 2-D float32 max pool, eight outputs of a row at a time.
+** Each output visits its window in the reference's order (rows, then
+** columns) with the reference's rule (greater, or NaN, replaces), so
+** values and indices are the reference's bits: the lanes only run eight
+** outputs side by side. */
+__attribute__((target_clones("avx2", "default")))
+static void max_pool_plane_2d(const PoolGeom *g, const float *ph, int64_t plen, float *out, int64_t *ind)
+{
+    const int64_t IW = g->in[2], OW = g->out[2], sw = g->stride[2], pad = g->pad[2], KW = g->k[2];
+    const PV8i iota = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (int64_t oh = 0; oh < g->out[1]; oh++) {
+        int64_t h0, h1;
+        window(oh, g->stride[1], g->pad[1], g->k[1], 1, g->in[1], &h0, &h1);
+        for (int64_t ob = 0; ob < OW; ob += PV_LANES) {
+            PV8f m = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+            PV8i best; /* the first in-range position of each window, as the reference starts */
+            for (int l = 0; l < PV_LANES; l++) {
+                int64_t w0 = (ob + l) * sw - pad;
+                best[l] = (int32_t)(h0 * IW + (w0 > 0 ? w0 : 0));
+            }
+            for (int64_t ih = h0; ih < h1; ih++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    PV8f v; /* an unaligned load */
+                    memcpy(&v, ph + (ih * sw + kw % sw) * plen + ob + kw / sw, sizeof v);
+                    PV8i take = (v > m) | (v != v);
+                    m = (PV8f)(((PV8i)v & take) | ((PV8i)m & ~take));
+                    PV8i at = iota * (int32_t)sw + (int32_t)(ih * IW + ob * sw + kw - pad);
+                    best = (at & take) | (best & ~take);
+                }
+            const int64_t n = OW - ob < PV_LANES ? OW - ob : PV_LANES;
+            for (int64_t l = 0; l < n; l++) {
+                out[oh * OW + ob + l] = m[l];
+                if (ind)
+                    ind[oh * OW + ob + l] = best[l];
+            }
+        }
+    }
+}
+
 static void max_pool_f32_chunk(void *ctx, int64_t begin, int64_t end)
 {
     MaxPoolJob *j = ctx;
-    max_pool_f32(j->g, j->x, j->out, j->ind, begin, end);
+    const PoolGeom *g = j->g;
+    if (!max_pool_2d_plain(g)) {
+        max_pool_f32(g, j->x, j->out, j->ind, begin, end);
+        return;
+    }
+    /* phases long enough for the last block of eight outputs' last column */
+    const int64_t OWr = (g->out[2] + PV_LANES - 1) / PV_LANES * PV_LANES;
+    const int64_t plen = OWr + (g->k[2] - 1) / g->stride[2] + 1;
+    float *ph = malloc((size_t)(g->in[1] * g->stride[2] * plen) * sizeof(float));
+    if (!ph) { /* no room for the phases: the plain loop needs none */
+        max_pool_f32(g, j->x, j->out, j->ind, begin, end);
+        return;
+    }
+    const int64_t Lin = prod3(g->in), Lout = prod3(g->out);
+    for (int64_t pl = begin; pl < end; pl++) {
+        max_pool_phases(g, j->x + pl * Lin, plen, ph);
+        max_pool_plane_2d(g, ph, plen, j->out + pl * Lout, j->ind ? j->ind + pl * Lout : NULL);
+    }
+    free(ph);
 }
 
 /* The end of the max and adaptive pools: values (stolen; NULL after a
@@ -240,7 +330,10 @@ static EpStatus max_pool_run(OpCall *c, Tensor *x, const PoolGeom *g, bool want_
 {
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, g, sz);
-    const DType ct = x->dtype == DT_F32 && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
+    /* float16 and bfloat16 widen to float32 exactly and a max only picks
+    ** one of the values, so they take the float32 loop too */
+    const bool f32_ok = x->dtype == DT_F32 || x->dtype == DT_F16 || x->dtype == DT_BF16;
+    const DType ct = f32_ok && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
     Tensor *X = tensor_as_contiguous_dtype(x, ct, c->err);
     Tensor *O = X ? tensor_empty(ct, x->ndim, sz, c->err) : NULL;
     Tensor *I = O && want_ind ? tensor_empty(DT_I64, x->ndim, sz, c->err) : NULL;
