@@ -215,6 +215,11 @@ START_TEST(test_depthwise_same_bits_as_float_order)
         int64_t wsz[4] = {C * dc->mult, 1, dc->k, dc->k}, bsz[1] = {C * dc->mult};
         Tensor *x = filled(DT_F32, 4, dc->sizes, 100 + i), *w = filled(DT_F32, 4, wsz, 200 + i);
         Tensor *b = dc->bias ? filled(DT_F32, 1, bsz, 300 + i) : NULL;
+        if (i == 1) { /* an infinite weight (0 * inf in the padding would be NaN) and NaN / inf inputs */
+            ((float *)tensor_data(w))[1] = INFINITY;
+            ((float *)tensor_data(x))[5] = NAN;
+            ((float *)tensor_data(x))[40] = -INFINITY;
+        }
         int64_t st[2] = {dc->stride, dc->stride}, pad[2] = {dc->pad, dc->pad}, dl[2] = {1, 1}, op[2] = {0, 0};
         Value vals[9] = {value_tensor(x), value_tensor(w), b ? value_tensor(b) : value_none(),
                          value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
