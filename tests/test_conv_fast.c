@@ -6,7 +6,8 @@
 ** and their bits for 1, 2 and 3 threads.
 **
 ** Max pooling only picks values, so the fast path must give the
-** reference's bits (values and indices).  The depthwise kernel sums in
+** reference's bits (values and indices); average pooling keeps the
+** reference's double arithmetic, so the same.  The depthwise kernel sums in
 ** float32 where the reference sums in double: it is compared with the
 ** reference within float tolerance and bit for bit with a float32 loop
 ** here that adds the taps in the order the kernel promises.
@@ -158,6 +159,44 @@ START_TEST(test_max_pool_same_bits_as_reference)
 }
 END_TEST
 
+/* avg_pool2d and adaptive_avg_pool2d of float32 read their input directly
+** but keep the reference's double arithmetic: the same bits. */
+START_TEST(test_avg_pools_same_bits_as_reference)
+{
+    for (size_t i = 0; i < sizeof POOLS / sizeof *POOLS; i++) {
+        const PoolCase *pc = &POOLS[i];
+        Tensor *x = filled(DT_F32, 4, pc->sizes, i + 20);
+        poke_specials(x);
+        for (int mode = 0; mode < 8; mode++) { /* ceil, count_include_pad, divisor_override */
+            bool ceil = mode & 1, incl = mode & 2, over = mode & 4;
+            Value vals[7] = {value_tensor(x),         value_int_list(2, pc->k), value_int_list(2, pc->stride),
+                             value_int_list(2, pc->pad), value_bool(ceil),     value_bool(incl),
+                             over ? value_int(3) : value_none()};
+            char what[128];
+            snprintf(what, sizeof what, "avg_pool2d case %zu mode %d", i, mode);
+            Tensor *ref = call_op("aten.avg_pool2d.default", 7, vals, false, 0);
+            check_fast(what, "aten.avg_pool2d.default", 7, vals, 0, ref);
+            tensor_unref(ref);
+            for (int v = 1; v < 4; v++)
+                value_clear(&vals[v]);
+        }
+        static const int64_t outs[][2] = {{1, 1}, {7, 7}, {3, 5}, {2, 1}};
+        for (size_t o = 0; o < sizeof outs / sizeof *outs; o++) {
+            Value vals[2] = {value_tensor(x), value_int_list(2, outs[o])};
+            char what[128];
+            snprintf(what, sizeof what, "adaptive_avg_pool2d case %zu to %lldx%lld", i, (long long)outs[o][0],
+                     (long long)outs[o][1]);
+            Tensor *ref = call_op("aten._adaptive_avg_pool2d.default", 2, vals, false, 0);
+            check_fast(what, "aten._adaptive_avg_pool2d.default", 2, vals, 0, ref);
+            check_fast(what, "aten.adaptive_avg_pool2d.default", 2, vals, 0, ref);
+            tensor_unref(ref);
+            value_clear(&vals[1]);
+        }
+        tensor_unref(x);
+    }
+}
+END_TEST
+
 /* ---- depthwise convolution ------------------------------------------------------------ */
 
 /* out = the taps w * x added in (kh, kw) order into 0 in float32, then the
@@ -245,6 +284,7 @@ Suite *suite_conv_fast(void)
     TCase *tc = tcase_create("fast-vs-reference");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_max_pool_same_bits_as_reference);
+    tcase_add_test(tc, test_avg_pools_same_bits_as_reference);
     tcase_add_test(tc, test_depthwise_same_bits_as_float_order);
     suite_add_tcase(s, tc);
     return s;
