@@ -277,10 +277,32 @@ static void conv_valid_run(int64_t OW, int64_t IW, int64_t stride, int64_t off, 
         *hi = OW;
 }
 
+/* dst[i] = src[2 i] for i < n, eight at a time: stride 2 along a row is
+** resnet's downsampling, and GCC leaves the strided copy scalar.  A block
+** reads src up to 2 i + 15, so blocks stop while that is before the last
+** element read, 2 (n - 1): no read past the run. */
+typedef uint32_t V8U __attribute__((vector_size(32), aligned(4), may_alias));
+#ifdef __clang__ /* the fuzz build's compiler spells the shuffle its own way */
+#define EVEN_LANES(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14)
+#else
+#define EVEN_LANES(a, b) __builtin_shuffle(a, b, (V8U){0, 2, 4, 6, 8, 10, 12, 14})
+#endif
+
+__attribute__((target_clones("avx2", "default")))
+static void copy_stride2_4(uint32_t *dst, const uint32_t *src, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 < n; i += 8)
+        *(V8U *)(dst + i) = EVEN_LANES(*(const V8U *)(src + 2 * i), *(const V8U *)(src + 2 * i + 8));
+    for (; i < n; i++)
+        dst[i] = src[2 * i];
+}
+
 /* cols[(ci, kd, kh, kw), t - t0] = x[ci, id, ih, iw] (or 0 in the padding)
 ** for the output positions t = (od, oh, ow) in [t0, t1): one tile of the
 ** im2col matrix, walked in runs along ow, each run zeros, a copy (a plain
-** one when unstrided) and zeros.  Only element size matters for a copy,
+** one when unstrided, a vector one at stride 2 for 4-byte elements) and
+** zeros.  Only element size matters for a copy,
 ** so it is stamped for 4- and 8-byte elements. */
 #define IM2COL(NAME, E)                                                                                    \
     static void NAME(const ConvGeom *g, int64_t nch, const E *x, int64_t t0, int64_t t1, E *cols)       \
@@ -310,6 +332,11 @@ static void conv_valid_run(int64_t OW, int64_t IW, int64_t stride, int64_t off, 
                                 *dst++ = 0;                                                              \
                             if (sw == 1 && b > ow) {                                                   \
                                 memcpy(dst, xrow + ow + off, (size_t)(b - ow) * sizeof(E));              \
+                                dst += b - ow;                                                           \
+                                ow = b;                                                                  \
+                            }                                                                            \
+                            if (sw == 2 && sizeof(E) == 4 && b > ow) {                                 \
+                                copy_stride2_4((uint32_t *)dst, (const uint32_t *)xrow + ow * 2 + off, b - ow); \
                                 dst += b - ow;                                                           \
                                 ow = b;                                                                  \
                             }                                                                            \
