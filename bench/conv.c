@@ -2,9 +2,9 @@
 ** conv.c -- convolution side by side with PyTorch: `bench/conv [THREADS [ROW]]`.
 **
 ** Each row runs aten.conv2d.default through epdbg's kernel and through
-** torch.ops.aten.conv2d.default (/usr/bin/python3 -c, same shapes, same
-** thread count; $EPDBG_PYTHON instead of /usr/bin/python3 if set), interleaved over ROUNDS rounds, and keeps each side's
-** best wall time and best process CPU time: the ratios epdbg / PyTorch
+** torch.ops.aten.conv2d.default (/usr/bin/python3 -c, or $EPDBG_PYTHON;
+** same shapes, same thread count), interleaved over ROUNDS rounds, and
+** keeps each side's best wall time and best process CPU time: the ratios epdbg / PyTorch
 ** are what the README quotes.  On a shared machine the CPU time is the
 ** steadier figure at one thread (a long run is time-shared whatever it
 ** does); at several threads only the wall time tells the speed-up.
@@ -138,7 +138,8 @@ static double torch_ms(const Row *r, int threads, double *cpu)
              "torch.ops.aten.conv2d.default(x, w, b, [%lld, %lld], [%lld, %lld], [1, 1], %lld); "
              "best = min(best, time.perf_counter() - t0); cbest = min(cbest, time.process_time() - c0)\n"
              "print(best * 1e3, cbest * 1e3)' 2>/dev/null",
-             threads, python(), threads, (long long)r->n, (long long)r->c, (long long)r->h, (long long)r->w, (long long)r->cout,
+             threads, python(), threads, (long long)r->n, (long long)r->c, (long long)r->h, (long long)r->w,
+             (long long)r->cout,
              (long long)(r->c / r->groups), (long long)r->k, (long long)r->k, (long long)r->cout, REPS,
              (long long)r->stride, (long long)r->stride, (long long)r->pad, (long long)r->pad, (long long)r->groups);
     FILE *p = popen(cmd, "r");
