@@ -1,10 +1,10 @@
 /*
-** conv.c -- convolution side by side with PyTorch: `bench/conv [THREADS]`.
+** conv.c -- convolution side by side with PyTorch: `bench/conv [THREADS [ROW]]`.
 **
 ** Each row runs aten.conv2d.default through epdbg's kernel and through
-** torch.ops.aten.conv2d.default (/usr/bin/python3 -c, same shapes, same
-** thread count), interleaved over ROUNDS rounds, and keeps each side's
-** best wall time and best process CPU time: the ratios epdbg / PyTorch
+** torch.ops.aten.conv2d.default (/usr/bin/python3 -c, or $EPDBG_PYTHON;
+** same shapes, same thread count), interleaved over ROUNDS rounds, and
+** keeps each side's best wall time and best process CPU time: the ratios epdbg / PyTorch
 ** are what the README quotes.  On a shared machine the CPU time is the
 ** steadier figure at one thread (a long run is time-shared whatever it
 ** does); at several threads only the wall time tells the speed-up.
@@ -14,6 +14,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "benchutil.h"
 #include "interp/ops.h"
@@ -33,6 +34,14 @@ static const Row ROWS[] = {
     {"depthwise 3x3 on 1x256x56x56", 1, 256, 56, 56, 256, 3, 256, 1, 1},
     {"3x3 64->64 on 16x64x56x56", 16, 64, 56, 56, 64, 3, 1, 1, 1},
     {"3x3 256->256 on 1x256x14x14", 1, 256, 14, 14, 256, 3, 1, 1, 1},
+    /* a resnet-18's layers at batch 8: the 7x7 stride-2 stem, a 3x3 of
+    ** stage 1, a stride-2 3x3 and its 1x1 stride-2 shortcut into stage 2,
+    ** and a mobilenet's stride-2 depthwise */
+    {"stem 7x7 s2 3->64 on 8x3x224x224", 8, 3, 224, 224, 64, 7, 1, 2, 3},
+    {"3x3 64->64 on 8x64x56x56", 8, 64, 56, 56, 64, 3, 1, 1, 1},
+    {"3x3 s2 64->128 on 8x64x56x56", 8, 64, 56, 56, 128, 3, 1, 2, 1},
+    {"1x1 s2 64->128 on 8x64x56x56", 8, 64, 56, 56, 128, 1, 1, 2, 0},
+    {"depthwise 3x3 s2 on 8x96x112x112", 8, 96, 112, 112, 96, 3, 96, 2, 1},
 };
 
 static Tensor *randn(int ndim, const int64_t *sizes)
@@ -109,13 +118,17 @@ static double epdbg_ms(const Row *r, double *cpu)
     return best * 1e3;
 }
 
+static const char *python(void) { return getenv("EPDBG_PYTHON") ? getenv("EPDBG_PYTHON") : "/usr/bin/python3"; }
+
 /* Best of REPS runs in PyTorch: wall ms (< 0 without PyTorch), and CPU
 ** ms in *cpu. */
 static double torch_ms(const Row *r, int threads, double *cpu)
 {
     char cmd[1024];
+    /* OPENBLAS_NUM_THREADS: torch.set_num_threads does not reach the
+    ** OpenBLAS Debian's torch calls (see bench/kernels_torch.py) */
     snprintf(cmd, sizeof cmd,
-             "/usr/bin/python3 -c 'import time, torch\n"
+             "OPENBLAS_NUM_THREADS=%d %s -c 'import time, torch\n"
              "torch.set_num_threads(%d)\n"
              "x = torch.randn(%lld, %lld, %lld, %lld); w = torch.randn(%lld, %lld, %lld, %lld); b = torch.randn(%lld)\n"
              "best = cbest = 1e30\n"
@@ -125,7 +138,8 @@ static double torch_ms(const Row *r, int threads, double *cpu)
              "torch.ops.aten.conv2d.default(x, w, b, [%lld, %lld], [%lld, %lld], [1, 1], %lld); "
              "best = min(best, time.perf_counter() - t0); cbest = min(cbest, time.process_time() - c0)\n"
              "print(best * 1e3, cbest * 1e3)' 2>/dev/null",
-             threads, (long long)r->n, (long long)r->c, (long long)r->h, (long long)r->w, (long long)r->cout,
+             threads, python(), threads, (long long)r->n, (long long)r->c, (long long)r->h, (long long)r->w,
+             (long long)r->cout,
              (long long)(r->c / r->groups), (long long)r->k, (long long)r->k, (long long)r->cout, REPS,
              (long long)r->stride, (long long)r->stride, (long long)r->pad, (long long)r->pad, (long long)r->groups);
     FILE *p = popen(cmd, "r");
@@ -140,6 +154,7 @@ static double torch_ms(const Row *r, int threads, double *cpu)
 int main(int argc, char **argv)
 {
     int threads = argc > 1 ? atoi(argv[1]) : 0;
+    const char *only = argc > 2 ? argv[2] : NULL; /* rows whose name starts so */
     EpError err = {0};
     if (ops_init(&err)) {
         fprintf(stderr, "conv: %s\n", err.msg);
@@ -149,6 +164,8 @@ int main(int argc, char **argv)
     printf("conv2d at %d thread%s, best of %d x %d runs, epdbg / PyTorch:\n", ep_threads(), ep_threads() > 1 ? "s" : "",
            ROUNDS, REPS);
     for (size_t i = 0; i < sizeof ROWS / sizeof ROWS[0]; i++) {
+        if (only && strncmp(ROWS[i].name, only, strlen(only)) != 0)
+            continue;
         double ep = 1e30, pt = 1e30, epc = 1e30, ptc = 1e30;
         bool have_torch = true;
         for (int round = 0; round < ROUNDS; round++) {
@@ -164,11 +181,11 @@ int main(int argc, char **argv)
             }
         }
         if (have_torch)
-            printf("  %-30s wall: epdbg %7.3f ms PyTorch %7.3f ms ratio %.2f | cpu: %7.3f / %7.3f ms ratio %.2f\n",
+            printf("  %-34s wall: epdbg %7.3f ms PyTorch %7.3f ms ratio %.2f | cpu: %7.3f / %7.3f ms ratio %.2f\n",
                    ROWS[i].name, ep, pt, ep / pt, epc, ptc, epc / ptc);
         else
-            printf("  %-30s wall: epdbg %7.3f ms, cpu %7.3f ms (no PyTorch at /usr/bin/python3)\n", ROWS[i].name, ep,
-                   epc);
+            printf("  %-34s wall: epdbg %7.3f ms, cpu %7.3f ms (no PyTorch at %s)\n", ROWS[i].name, ep, epc,
+                   python());
     }
     ops_shutdown();
     return 0;

@@ -7,6 +7,12 @@ import), then answers one line per command read from stdin:
                                        threads: the best of 5 rounds of at
                                        least 20 ms, after two warm-up calls
 
+torch.set_num_threads sets OpenMP's and MKL's threads but not OpenBLAS's:
+Debian's torch calls the pthread build of OpenBLAS for mm/bmm/addmm, which
+starts one thread per core and ignores torch.set_num_threads, so its "one
+thread" mm ran on every core.  The OpenBLAS the process loaded is set too
+(openblas_set_num_threads, through ctypes) when there is one.
+
 float32 inputs are uniform in [-1, 1), int64 ones in [0, HI): the same
 shapes as epdbg's side (the values differ, which no kernel here minds).
 """
@@ -19,6 +25,18 @@ except Exception:  # no PyTorch: the C side prints its column only
     print("none", flush=True)
     sys.exit(0)
 
+def openblas_setter():
+    """openblas_set_num_threads of the OpenBLAS torch loaded, or None."""
+    import ctypes
+    for name in ("libopenblas.so.0", "libopenblas.so"):
+        try:
+            return ctypes.CDLL(name).openblas_set_num_threads
+        except (OSError, AttributeError):
+            pass
+    return None
+
+
+SET_BLAS_THREADS = openblas_setter()
 ROUNDS = 5
 ROUND_SECONDS = 0.02
 
@@ -63,6 +81,8 @@ def main():
                 print("0", flush=True)
             elif cmd == "time":
                 torch.set_num_threads(int(rest))
+                if SET_BLAS_THREADS:
+                    SET_BLAS_THREADS(int(rest))
                 with torch.no_grad():
                     print("%.9f" % best_time(fn), flush=True)
             else:

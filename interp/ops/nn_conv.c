@@ -277,10 +277,32 @@ static void conv_valid_run(int64_t OW, int64_t IW, int64_t stride, int64_t off, 
         *hi = OW;
 }
 
+/* dst[i] = src[2 i] for i < n, eight at a time: stride 2 along a row is
+** resnet's downsampling, and GCC leaves the strided copy scalar.  A block
+** reads src up to 2 i + 15, so blocks stop while that is before the last
+** element read, 2 (n - 1): no read past the run. */
+typedef uint32_t V8U __attribute__((vector_size(32), aligned(4), may_alias));
+#ifdef __clang__ /* the fuzz build's compiler spells the shuffle its own way */
+#define EVEN_LANES(a, b) __builtin_shufflevector(a, b, 0, 2, 4, 6, 8, 10, 12, 14)
+#else
+#define EVEN_LANES(a, b) __builtin_shuffle(a, b, (V8U){0, 2, 4, 6, 8, 10, 12, 14})
+#endif
+
+__attribute__((target_clones("avx2", "default")))
+static void copy_stride2_4(uint32_t *dst, const uint32_t *src, int64_t n)
+{
+    int64_t i = 0;
+    for (; i + 8 < n; i += 8)
+        *(V8U *)(dst + i) = EVEN_LANES(*(const V8U *)(src + 2 * i), *(const V8U *)(src + 2 * i + 8));
+    for (; i < n; i++)
+        dst[i] = src[2 * i];
+}
+
 /* cols[(ci, kd, kh, kw), t - t0] = x[ci, id, ih, iw] (or 0 in the padding)
 ** for the output positions t = (od, oh, ow) in [t0, t1): one tile of the
 ** im2col matrix, walked in runs along ow, each run zeros, a copy (a plain
-** one when unstrided) and zeros.  Only element size matters for a copy,
+** one when unstrided, a vector one at stride 2 for 4-byte elements) and
+** zeros.  Only element size matters for a copy,
 ** so it is stamped for 4- and 8-byte elements. */
 #define IM2COL(NAME, E)                                                                                    \
     static void NAME(const ConvGeom *g, int64_t nch, const E *x, int64_t t0, int64_t t1, E *cols)       \
@@ -310,6 +332,11 @@ static void conv_valid_run(int64_t OW, int64_t IW, int64_t stride, int64_t off, 
                                 *dst++ = 0;                                                              \
                             if (sw == 1 && b > ow) {                                                   \
                                 memcpy(dst, xrow + ow + off, (size_t)(b - ow) * sizeof(E));              \
+                                dst += b - ow;                                                           \
+                                ow = b;                                                                  \
+                            }                                                                            \
+                            if (sw == 2 && sizeof(E) == 4 && b > ow) {                                 \
+                                copy_stride2_4((uint32_t *)dst, (const uint32_t *)xrow + ow * 2 + off, b - ow); \
                                 dst += b - ow;                                                           \
                                 ow = b;                                                                  \
                             }                                                                            \
@@ -508,17 +535,124 @@ static void depthwise_plane(const ConvGeom *g, const float *x, const float *w, c
         }
 }
 
+/* The 2-D depthwise kernel below runs blocks of DW_BLOCK outputs of a row
+** in registers: two vectors of eight. */
+#define DW_BLOCK 16
+/* and takes windows of at most this many taps (7x7 is 49) */
+#define DW_MAX_TAPS 64
+
+/* A 2-D window without dilation: the case of the blocked kernel. */
+static bool depthwise_2d_plain(const ConvGeom *g)
+{
+    return g->in[0] == 1 && g->k[0] == 1 && g->out[0] == 1 && g->dil[1] == 1 && g->dil[2] == 1 &&
+           g->k[1] * g->k[2] <= DW_MAX_TAPS;
+}
+
+/* The phases of a plane's rows for a row stride sw, with the row padding
+** as zeros: phase r of input row ih holds the padded row's columns r,
+** r + sw, r + 2 sw, ..., so tap kw of consecutive outputs reads
+** consecutive floats of phase kw % sw. */
+static void depthwise_phases(const ConvGeom *g, const float *x, int64_t plen, float *ph)
+{
+    const int64_t IW = g->in[2], sw = g->stride[2], pad = g->pad_lo[2];
+    for (int64_t ih = 0; ih < g->in[1]; ih++)
+        for (int64_t r = 0; r < sw; r++) {
+            /* jj in [lo, hi) reads column jj * sw + r - pad inside the row */
+            int64_t lo, hi;
+            conv_valid_run(plen, IW, sw, r - pad, &lo, &hi);
+            hi = hi > lo ? hi : lo;
+            float *dst = ph + (ih * sw + r) * plen;
+            const float *src = x + ih * IW;
+            memset(dst, 0, (size_t)lo * sizeof(float));
+            if (sw == 1 && hi > lo)
+                memcpy(dst + lo, src + lo + r - pad, (size_t)(hi - lo) * sizeof(float));
+            else
+                for (int64_t jj = lo; jj < hi; jj++)
+                    dst[jj] = src[jj * sw + r - pad];
+            memset(dst + hi, 0, (size_t)(plen - hi) * sizeof(float));
+        }
+}
+
+/* One plane of a 2-D float32 depthwise convolution, DW_BLOCK outputs of a
+** row at a time in registers: each output adds its taps in (kh, kw) order
+** to 0, then the bias, rounding to float32 at each step, as
+** depthwise_plane does, so the bits are depthwise_plane's.  Rows outside
+** the input are skipped as there; columns in the padding read zeros, and
+** adding w * 0 = +-0 leaves the sum as it is (a sum started at +0 is never
+** -0), which holds for finite weights: the caller checks them. */
+__attribute__((target_clones("avx2", "default")))
+static void depthwise_plane_2d(const ConvGeom *g, const float *ph, int64_t plen, const float *w, const float *bias,
+                               float *o)
+{
+    const int64_t OW = g->out[2], sw = g->stride[2], KW = g->k[2];
+    int64_t off[DW_MAX_TAPS]; /* the taps in range for this output row: where they read, their weight */
+    float wt[DW_MAX_TAPS];
+    for (int64_t oh = 0; oh < g->out[1]; oh++) {
+        int ntaps = 0;
+        for (int64_t kh = 0; kh < g->k[1]; kh++) {
+            int64_t ih = oh * g->stride[1] - g->pad_lo[1] + kh;
+            if (ih < 0 || ih >= g->in[1])
+                continue;
+            for (int64_t kw = 0, r = 0, q = 0; kw < KW; kw++, ntaps++, r = r + 1 < sw ? r + 1 : 0, q += r == 0) {
+                off[ntaps] = (ih * sw + r) * plen + q; /* r = kw % sw, q = kw / sw */
+                wt[ntaps] = w[kh * KW + kw];
+            }
+        }
+        for (int64_t ob = 0; ob < OW; ob += DW_BLOCK) {
+            V8F acc0 = {0}, acc1 = {0};
+            for (int t = 0; t < ntaps; t++) {
+                const float *src = ph + off[t] + ob;
+                acc0 += wt[t] * *(const V8F *)src;
+                acc1 += wt[t] * *(const V8F *)(src + 8);
+            }
+            if (bias) {
+                acc0 += *bias;
+                acc1 += *bias;
+            }
+            float *dst = o + oh * OW + ob;
+            if (OW - ob >= DW_BLOCK) {
+                *(V8F *)dst = acc0;
+                *(V8F *)(dst + 8) = acc1;
+            } else { /* the row's last, partial block */
+                float res[DW_BLOCK];
+                memcpy(res, &acc0, sizeof acc0);
+                memcpy(res + 8, &acc1, sizeof acc1);
+                for (int64_t l = 0; l < OW - ob; l++)
+                    dst[l] = res[l];
+            }
+        }
+    }
+}
+
+static bool all_finite(const float *w, int64_t n)
+{
+    for (int64_t i = 0; i < n; i++)
+        if (!(w[i] - w[i] == 0)) /* false for inf and NaN */
+            return false;
+    return true;
+}
+
 static void depthwise_items(void *ctx, int64_t begin, int64_t end)
 {
     const ConvJob *j = ctx;
     const ConvGeom *g = j->g;
-    const int64_t cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out);
+    const int64_t cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out), KK = prod3(g->k);
+    /* phases long enough for the last block's last tap */
+    const int64_t plen = (g->out[2] + DW_BLOCK - 1) / DW_BLOCK * DW_BLOCK + (g->k[2] - 1) / g->stride[2] + 1;
+    float *ph = depthwise_2d_plain(g) ? malloc((size_t)(g->in[1] * g->stride[2] * plen) * sizeof(float)) : NULL;
     for (int64_t it = begin; it < end; it++) { /* it = n * cout + co */
         const int64_t n = it / g->cout, co = it % g->cout;
         const float *x = (const float *)j->X + (n * g->cin + co / cout_g) * L_in;
-        const float *bias = j->B ? (const float *)j->B + co : NULL;
-        depthwise_plane(g, x, (const float *)j->W + co * prod3(g->k), bias, (float *)j->O + it * L_out);
+        const float *bias = j->B ? (const float *)j->B + co : NULL, *w = (const float *)j->W + co * KK;
+        float *o = (float *)j->O + it * L_out;
+        if (ph && all_finite(w, KK)) {
+            depthwise_phases(g, x, plen, ph);
+            depthwise_plane_2d(g, ph, plen, w, bias, o);
+        } else { /* 3-D, dilated, out of memory, or a weight that 0 * w would make NaN */
+            depthwise_plane(g, x, w, bias, o);
+        }
     }
+    free(ph);
 }
 
 static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X, const char *W, const char *B,

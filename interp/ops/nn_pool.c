@@ -6,9 +6,10 @@
 **
 ** Every input is viewed as planes x D x H x W (planes = all leading dims;
 ** a 2-D pool has D = 1).  Floating inputs are computed in double and
-** rounded once, except float32 max pooling, which runs in float32 with its
-** planes over the worker pool (a max only picks a value: the same bits;
-** the double loop stays the reference, `--no-blas`); integer inputs (max pooling, and avg pooling of int64, as
+** rounded once, except float32 (and float16, bfloat16) max pooling, which
+** runs in float32 with its planes over the worker pool, a 2-D window eight
+** outputs of a row at a time (a max only picks a value: the same bits; the
+** double loop stays the reference, `--no-blas`); integer inputs (max pooling, and avg pooling of int64, as
 ** modern PyTorch allows) in int64.  float16 goes the same way as bfloat16
 ** (PyTorch 1.13 had no float16 pooling on CPU; modern PyTorch does it in
 ** float32).  Indices are flat positions in one input plane (h * W + w, or
@@ -18,6 +19,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/parallel.h"
@@ -144,6 +146,13 @@ static void out_shape(const Tensor *x, const PoolGeom *g, int64_t *sz)
 ** (which only the ops that allow them reach). */
 static DType pool_type(DType t) { return dtype_is_float(t) ? DT_F64 : DT_I64; }
 
+/* Planes per pool chunk for about 32k window reads per chunk. */
+static int64_t pool_grain(const PoolGeom *g)
+{
+    int64_t work = prod3(g->out) * prod3(g->k);
+    return work >= 32768 ? 1 : 32768 / (work > 0 ? work : 1);
+}
+
 /* ---- max pooling ------------------------------------------------------------------- */
 
 /* The first in-range position of a window along one dim (skipping the left
@@ -214,10 +223,98 @@ typedef struct MaxPoolJob {
     int64_t *ind;
 } MaxPoolJob;
 
+/* A 2-D window (depth 1, no dilation) on a plane whose flat indices fit in
+** int32: the case of the vector loop below. */
+static bool max_pool_2d_plain(const PoolGeom *g)
+{
+    return g->in[0] == 1 && g->k[0] == 1 && g->out[0] == 1 && g->dil[1] == 1 && g->dil[2] == 1 &&
+           prod3(g->in) < INT32_MAX - 64;
+}
+
+typedef float PV8f __attribute__((vector_size(32)));
+typedef int32_t PV8i __attribute__((vector_size(32)));
+#define PV_LANES 8
+
+/* The row phases of one input plane for a row stride sw: phase r of input
+** row ih holds the padded row's columns r, r + sw, r + 2 sw, ..., so the
+** window column kw of eight consecutive outputs is eight consecutive
+** floats of phase kw % sw.  Columns in the padding (or past the input, in
+** ceil mode) hold -inf, which never wins: the max takes a value only when
+** it is greater, or NaN. */
+static void max_pool_phases(const PoolGeom *g, const float *x, int64_t plen, float *ph)
+{
+    const int64_t IW = g->in[2], sw = g->stride[2], pad = g->pad[2];
+    for (int64_t ih = 0; ih < g->in[1]; ih++)
+        for (int64_t r = 0; r < sw; r++) {
+            float *dst = ph + (ih * sw + r) * plen;
+            for (int64_t j = 0; j < plen; j++) {
+                int64_t iw = j * sw + r - pad;
+                dst[j] = iw >= 0 && iw < IW ? x[ih * IW + iw] : -INFINITY;
+            }
+        }
+}
+
+/* One plane of a 2-D float32 max pool, eight outputs of a row at a time.
+** Each output visits its window in the reference's order (rows, then
+** columns) with the reference's rule (greater, or NaN, replaces), so
+** values and indices are the reference's bits: the lanes only run eight
+** outputs side by side. */
+__attribute__((target_clones("avx2", "default")))
+static void max_pool_plane_2d(const PoolGeom *g, const float *ph, int64_t plen, float *out, int64_t *ind)
+{
+    const int64_t IW = g->in[2], OW = g->out[2], sw = g->stride[2], pad = g->pad[2], KW = g->k[2];
+    const PV8i iota = {0, 1, 2, 3, 4, 5, 6, 7};
+    for (int64_t oh = 0; oh < g->out[1]; oh++) {
+        int64_t h0, h1;
+        window(oh, g->stride[1], g->pad[1], g->k[1], 1, g->in[1], &h0, &h1);
+        for (int64_t ob = 0; ob < OW; ob += PV_LANES) {
+            PV8f m = {-INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY, -INFINITY};
+            PV8i best; /* the first in-range position of each window, as the reference starts */
+            for (int l = 0; l < PV_LANES; l++) {
+                int64_t w0 = (ob + l) * sw - pad;
+                best[l] = (int32_t)(h0 * IW + (w0 > 0 ? w0 : 0));
+            }
+            for (int64_t ih = h0; ih < h1; ih++)
+                for (int64_t kw = 0; kw < KW; kw++) {
+                    PV8f v; /* an unaligned load */
+                    memcpy(&v, ph + (ih * sw + kw % sw) * plen + ob + kw / sw, sizeof v);
+                    PV8i take = (v > m) | (v != v);
+                    m = (PV8f)(((PV8i)v & take) | ((PV8i)m & ~take));
+                    PV8i at = iota * (int32_t)sw + (int32_t)(ih * IW + ob * sw + kw - pad);
+                    best = (at & take) | (best & ~take);
+                }
+            const int64_t n = OW - ob < PV_LANES ? OW - ob : PV_LANES;
+            for (int64_t l = 0; l < n; l++) {
+                out[oh * OW + ob + l] = m[l];
+                if (ind)
+                    ind[oh * OW + ob + l] = best[l];
+            }
+        }
+    }
+}
+
 static void max_pool_f32_chunk(void *ctx, int64_t begin, int64_t end)
 {
     MaxPoolJob *j = ctx;
-    max_pool_f32(j->g, j->x, j->out, j->ind, begin, end);
+    const PoolGeom *g = j->g;
+    if (!max_pool_2d_plain(g)) {
+        max_pool_f32(g, j->x, j->out, j->ind, begin, end);
+        return;
+    }
+    /* phases long enough for the last block of eight outputs' last column */
+    const int64_t OWr = (g->out[2] + PV_LANES - 1) / PV_LANES * PV_LANES;
+    const int64_t plen = OWr + (g->k[2] - 1) / g->stride[2] + 1;
+    float *ph = malloc((size_t)(g->in[1] * g->stride[2] * plen) * sizeof(float));
+    if (!ph) { /* no room for the phases: the plain loop needs none */
+        max_pool_f32(g, j->x, j->out, j->ind, begin, end);
+        return;
+    }
+    const int64_t Lin = prod3(g->in), Lout = prod3(g->out);
+    for (int64_t pl = begin; pl < end; pl++) {
+        max_pool_phases(g, j->x + pl * Lin, plen, ph);
+        max_pool_plane_2d(g, ph, plen, j->out + pl * Lout, j->ind ? j->ind + pl * Lout : NULL);
+    }
+    free(ph);
 }
 
 /* The end of the max and adaptive pools: values (stolen; NULL after a
@@ -240,7 +337,10 @@ static EpStatus max_pool_run(OpCall *c, Tensor *x, const PoolGeom *g, bool want_
 {
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, g, sz);
-    const DType ct = x->dtype == DT_F32 && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
+    /* float16 and bfloat16 widen to float32 exactly and a max only picks
+    ** one of the values, so they take the float32 loop too */
+    const bool f32_ok = x->dtype == DT_F32 || x->dtype == DT_F16 || x->dtype == DT_BF16;
+    const DType ct = f32_ok && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
     Tensor *X = tensor_as_contiguous_dtype(x, ct, c->err);
     Tensor *O = X ? tensor_empty(ct, x->ndim, sz, c->err) : NULL;
     Tensor *I = O && want_ind ? tensor_empty(DT_I64, x->ndim, sz, c->err) : NULL;
@@ -249,8 +349,7 @@ static EpStatus max_pool_run(OpCall *c, Tensor *x, const PoolGeom *g, bool want_
         int64_t *ip = I ? tensor_data(I) : NULL;
         if (ct == DT_F32) {
             MaxPoolJob j = {g, tensor_data(X), tensor_data(O), ip};
-            int64_t work = prod3(g->out) * prod3(g->k);
-            ep_parallel_for(g->planes, work >= 32768 ? 1 : 32768 / (work > 0 ? work : 1), max_pool_f32_chunk, &j);
+            ep_parallel_for(g->planes, pool_grain(g), max_pool_f32_chunk, &j);
         } else if (ct == DT_F64) {
             max_pool_f64(g, tensor_data(X), tensor_data(O), ip, 0, g->planes);
         } else {
@@ -303,52 +402,72 @@ EpStatus k_max_pool(OpCall *c)
 
 /* ---- average pooling ----------------------------------------------------------------- */
 
-/* Mean over each window: the divisor counts the padding when
-** count_include_pad (but not the part of a ceil-mode window past the
-** padding), or is divisor_override when given.  Sums in ACC. */
-#define AVG_POOL(NAME, T, ACC, DIVIDE)                                                                          \
-    static void NAME(const PoolGeom *g, const T *x, T *out, bool include_pad, int64_t divisor)       \
-    {                                                                                                \
-        const int64_t Lin = prod3(g->in), Lout = prod3(g->out);                                      \
-        for (int64_t pl = 0; pl < g->planes; pl++)                                                   \
-            for (int64_t od = 0; od < g->out[0]; od++)                                               \
-                for (int64_t oh = 0; oh < g->out[1]; oh++)                                           \
-                    for (int64_t ow = 0; ow < g->out[2]; ow++) {                                     \
-                        int64_t lo[3], hi[3], o3[3] = {od, oh, ow}, pool = 1, count = 1;             \
-                        for (int i = 0; i < 3; i++) {                                                \
-                            lo[i] = o3[i] * g->stride[i] - g->pad[i];                                \
-                            hi[i] = lo[i] + g->k[i];                                                 \
-                            if (hi[i] > g->in[i] + g->pad[i])                                        \
-                                hi[i] = g->in[i] + g->pad[i];                                        \
-                            pool *= hi[i] - lo[i];                                                   \
-                            if (lo[i] < 0)                                                           \
-                                lo[i] = 0;                                                           \
-                            if (hi[i] > g->in[i])                                                    \
-                                hi[i] = g->in[i];                                                    \
-                            count *= hi[i] > lo[i] ? hi[i] - lo[i] : 0;                              \
-                        }                                                                            \
-                        T *dst = out + pl * Lout + (od * g->out[1] + oh) * g->out[2] + ow;           \
-                        if (count == 0) {                                                            \
-                            *dst = 0;                                                                \
-                            continue;                                                                \
-                        }                                                                            \
-                        ACC sum = 0;                                                                 \
-                        const T *xp = x + pl * Lin;                                                  \
-                        for (int64_t id = lo[0]; id < hi[0]; id++)                                   \
-                            for (int64_t ih = lo[1]; ih < hi[1]; ih++)                               \
-                                for (int64_t iw = lo[2]; iw < hi[2]; iw++)                           \
-                                    sum += (ACC)xp[(id * g->in[1] + ih) * g->in[2] + iw];            \
-                        int64_t div = divisor > 0 ? divisor : include_pad ? pool : count;            \
-                        *dst = DIVIDE((T)sum, div);                                                  \
-                    }                                                                                \
+/* Mean over each window of planes [p0, p1): the divisor counts the
+** padding when count_include_pad (but not the part of a ceil-mode window
+** past the padding), or is divisor_override when given.  Reads TI, sums in
+** ACC, divides in CT and stores TO. */
+#define AVG_POOL(NAME, TI, TO, ACC, CT, DIVIDE)                                                                 \
+    static void NAME(const PoolGeom *g, const TI *x, TO *out, bool include_pad, int64_t divisor, int64_t p0,  \
+                     int64_t p1)                                                                              \
+    {                                                                                                         \
+        const int64_t Lin = prod3(g->in), Lout = prod3(g->out);                                               \
+        for (int64_t pl = p0; pl < p1; pl++)                                                                  \
+            for (int64_t od = 0; od < g->out[0]; od++)                                                        \
+                for (int64_t oh = 0; oh < g->out[1]; oh++)                                                    \
+                    for (int64_t ow = 0; ow < g->out[2]; ow++) {                                              \
+                        int64_t lo[3], hi[3], o3[3] = {od, oh, ow}, pool = 1, count = 1;                      \
+                        for (int i = 0; i < 3; i++) {                                                         \
+                            lo[i] = o3[i] * g->stride[i] - g->pad[i];                                         \
+                            hi[i] = lo[i] + g->k[i];                                                          \
+                            if (hi[i] > g->in[i] + g->pad[i])                                                 \
+                                hi[i] = g->in[i] + g->pad[i];                                                 \
+                            pool *= hi[i] - lo[i];                                                            \
+                            if (lo[i] < 0)                                                                    \
+                                lo[i] = 0;                                                                    \
+                            if (hi[i] > g->in[i])                                                             \
+                                hi[i] = g->in[i];                                                             \
+                            count *= hi[i] > lo[i] ? hi[i] - lo[i] : 0;                                       \
+                        }                                                                                     \
+                        TO *dst = out + pl * Lout + (od * g->out[1] + oh) * g->out[2] + ow;                   \
+                        if (count == 0) {                                                                     \
+                            *dst = 0;                                                                         \
+                            continue;                                                                         \
+                        }                                                                                     \
+                        ACC sum = 0;                                                                          \
+                        const TI *xp = x + pl * Lin;                                                          \
+                        for (int64_t id = lo[0]; id < hi[0]; id++)                                            \
+                            for (int64_t ih = lo[1]; ih < hi[1]; ih++)                                        \
+                                for (int64_t iw = lo[2]; iw < hi[2]; iw++)                                    \
+                                    sum += (ACC)xp[(id * g->in[1] + ih) * g->in[2] + iw];                     \
+                        int64_t div = divisor > 0 ? divisor : include_pad ? pool : count;                     \
+                        *dst = (TO)DIVIDE((CT)sum, div);                                                      \
+                    }                                                                                         \
     }
 
 /* C++ integer division truncates; only INT64_MIN / -1 needs care */
 static int64_t int_div(int64_t a, int64_t b) { return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; }
 #define FLOAT_DIV(a, b) ((a) / (double)(b))
 
-AVG_POOL(avg_pool_f64, double, double, FLOAT_DIV)
-AVG_POOL(avg_pool_i64, int64_t, uint64_t, int_div)
+AVG_POOL(avg_pool_f64, double, double, double, double, FLOAT_DIV)
+AVG_POOL(avg_pool_i64, int64_t, int64_t, uint64_t, int64_t, int_div)
+/* float32's fast path: the reference's double arithmetic read straight
+** from float32 and rounded once at the store, so the reference's bits
+** (without its two conversions of the whole tensor), planes over the pool */
+AVG_POOL(avg_pool_f32, float, float, double, double, FLOAT_DIV)
+
+typedef struct AvgPoolJob {
+    const PoolGeom *g;
+    const float *x;
+    float *out;
+    bool include_pad;
+    int64_t divisor;
+} AvgPoolJob;
+
+static void avg_pool_f32_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const AvgPoolJob *j = ctx;
+    avg_pool_f32(j->g, j->x, j->out, j->include_pad, j->divisor, begin, end);
+}
 
 /* avg_pool1d(self, kernel_size, stride, padding, ceil_mode,
 ** count_include_pad) and avg_pool2d / 3d(..., divisor_override). */
@@ -373,15 +492,19 @@ EpStatus k_avg_pool(OpCall *c)
         return rc;
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, &g, sz);
-    const DType ct = pool_type(x->dtype);
+    const DType ct = x->dtype == DT_F32 && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
     Tensor *X = tensor_as_contiguous_dtype(x, ct, c->err);
     Tensor *O = X ? tensor_empty(ct, x->ndim, sz, c->err) : NULL;
     Tensor *res = NULL;
     if (O) {
-        if (ct == DT_F64)
-            avg_pool_f64(&g, tensor_data(X), tensor_data(O), include_pad, divisor);
-        else
-            avg_pool_i64(&g, tensor_data(X), tensor_data(O), include_pad, divisor);
+        if (ct == DT_F32) {
+            AvgPoolJob j = {&g, tensor_data(X), tensor_data(O), include_pad, divisor};
+            ep_parallel_for(g.planes, pool_grain(&g), avg_pool_f32_chunk, &j);
+        } else if (ct == DT_F64) {
+            avg_pool_f64(&g, tensor_data(X), tensor_data(O), include_pad, divisor, 0, g.planes);
+        } else {
+            avg_pool_i64(&g, tensor_data(X), tensor_data(O), include_pad, divisor, 0, g.planes);
+        }
         res = ct == x->dtype ? tensor_ref(O) : tensor_to_dtype(O, x->dtype, c->err);
     }
     tensor_unref(X);
@@ -396,26 +519,46 @@ EpStatus k_avg_pool(OpCall *c)
 static int64_t ad_start(int64_t o, int64_t out, int64_t in) { return (o / out) * in + ((o % out) * in) / out; }
 static int64_t ad_end(int64_t o, int64_t out, int64_t in) { return 1 + ((o + 1) * in - 1) / out; }
 
-static void adaptive_avg(const PoolGeom *g, const double *x, double *out)
+/* Mean over each adaptive window of planes [p0, p1), summed and divided
+** in double from T and rounded once to T (float32's fast path reads its
+** input directly: the reference's bits without the conversions). */
+#define ADAPTIVE_AVG(NAME, T)                                                                            \
+    static void NAME(const PoolGeom *g, const T *x, T *out, int64_t p0, int64_t p1)                     \
+    {                                                                                                    \
+        const int64_t Lin = prod3(g->in), Lout = prod3(g->out);                                          \
+        for (int64_t pl = p0; pl < p1; pl++)                                                             \
+            for (int64_t od = 0; od < g->out[0]; od++) {                                                 \
+                int64_t d0 = ad_start(od, g->out[0], g->in[0]), d1 = ad_end(od, g->out[0], g->in[0]);    \
+                for (int64_t oh = 0; oh < g->out[1]; oh++) {                                             \
+                    int64_t h0 = ad_start(oh, g->out[1], g->in[1]), h1 = ad_end(oh, g->out[1], g->in[1]); \
+                    for (int64_t ow = 0; ow < g->out[2]; ow++) {                                         \
+                        int64_t w0 = ad_start(ow, g->out[2], g->in[2]);                                  \
+                        int64_t w1 = ad_end(ow, g->out[2], g->in[2]);                                    \
+                        double sum = 0;                                                                  \
+                        for (int64_t id = d0; id < d1; id++)                                             \
+                            for (int64_t ih = h0; ih < h1; ih++)                                         \
+                                for (int64_t iw = w0; iw < w1; iw++)                                     \
+                                    sum += x[pl * Lin + (id * g->in[1] + ih) * g->in[2] + iw];           \
+                        out[pl * Lout + (od * g->out[1] + oh) * g->out[2] + ow] =                        \
+                            (T)(sum / (double)((d1 - d0) * (h1 - h0) * (w1 - w0)));                      \
+                    }                                                                                    \
+                }                                                                                        \
+            }                                                                                            \
+    }
+
+ADAPTIVE_AVG(adaptive_avg, double)
+ADAPTIVE_AVG(adaptive_avg_f32, float)
+
+typedef struct AdaptiveJob {
+    const PoolGeom *g;
+    const float *x;
+    float *out;
+} AdaptiveJob;
+
+static void adaptive_avg_f32_chunk(void *ctx, int64_t begin, int64_t end)
 {
-    const int64_t Lin = prod3(g->in), Lout = prod3(g->out);
-    for (int64_t pl = 0; pl < g->planes; pl++)
-        for (int64_t od = 0; od < g->out[0]; od++) {
-            int64_t d0 = ad_start(od, g->out[0], g->in[0]), d1 = ad_end(od, g->out[0], g->in[0]);
-            for (int64_t oh = 0; oh < g->out[1]; oh++) {
-                int64_t h0 = ad_start(oh, g->out[1], g->in[1]), h1 = ad_end(oh, g->out[1], g->in[1]);
-                for (int64_t ow = 0; ow < g->out[2]; ow++) {
-                    int64_t w0 = ad_start(ow, g->out[2], g->in[2]), w1 = ad_end(ow, g->out[2], g->in[2]);
-                    double sum = 0;
-                    for (int64_t id = d0; id < d1; id++)
-                        for (int64_t ih = h0; ih < h1; ih++)
-                            for (int64_t iw = w0; iw < w1; iw++)
-                                sum += x[pl * Lin + (id * g->in[1] + ih) * g->in[2] + iw];
-                    out[pl * Lout + (od * g->out[1] + oh) * g->out[2] + ow] =
-                        sum / (double)((d1 - d0) * (h1 - h0) * (w1 - w0));
-                }
-            }
-        }
+    const AdaptiveJob *j = ctx;
+    adaptive_avg_f32(j->g, j->x, j->out, begin, end);
 }
 
 /* Same NaN and tie rules as max pooling. */
@@ -481,6 +624,18 @@ EpStatus k_adaptive_pool(OpCall *c)
         g.out[3 - nsp + i] = osz[i];
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, &g, sz);
+    if (!is_max && x->dtype == DT_F32 && c->cfg->use_blas) {
+        Tensor *Xf = tensor_as_contiguous_dtype(x, DT_F32, c->err);
+        Tensor *Of = Xf ? tensor_empty(DT_F32, x->ndim, sz, c->err) : NULL;
+        if (Of) {
+            /* windows hold about in / out values per dim */
+            int64_t work = prod3(g.in) > 0 ? prod3(g.in) : 1;
+            AdaptiveJob j = {&g, tensor_data(Xf), tensor_data(Of)};
+            ep_parallel_for(g.planes, work >= 32768 ? 1 : 32768 / work, adaptive_avg_f32_chunk, &j);
+        }
+        tensor_unref(Xf);
+        return nn_out(c, 0, Of);
+    }
     Tensor *X = nn_f64(c, x);
     Tensor *O = X ? tensor_empty(DT_F64, x->ndim, sz, c->err) : NULL;
     Tensor *I = O && is_max ? tensor_empty(DT_I64, x->ndim, sz, c->err) : NULL;
@@ -489,7 +644,7 @@ EpStatus k_adaptive_pool(OpCall *c)
         if (is_max)
             adaptive_max(&g, tensor_data(X), tensor_data(O), tensor_data(I));
         else
-            adaptive_avg(&g, tensor_data(X), tensor_data(O));
+            adaptive_avg(&g, tensor_data(X), tensor_data(O), 0, g.planes);
         res = nn_from_f64(c, tensor_ref(O), x->dtype);
     }
     tensor_unref(X);

@@ -1,0 +1,330 @@
+/*
+** test_conv_fast.c -- the fast paths of pooling (interp/ops/nn_pool.c) and
+** of depthwise and strided convolution (interp/ops/nn_conv.c) against the
+** plain reference loops (`--no-blas`), on shapes that cover their edges:
+** padding, strides 1 to 3, ceil mode, widths that are not a multiple of
+** the vector, NaN, ties, and their bits for 1, 2 and 3 threads.
+**
+** Max pooling only picks values, so the fast path must give the
+** reference's bits (values and indices); average pooling keeps the
+** reference's double arithmetic, so the same.  The depthwise kernel sums in
+** float32 where the reference sums in double: it is compared with the
+** reference within float tolerance and bit for bit with a float32 loop
+** here that adds the taps in the order the kernel promises.
+*/
+#include <math.h>
+#include <string.h>
+
+#include "interp/ops.h"
+#include "interp/parallel.h"
+#include "testutil.h"
+
+/* Values with a seed: uniform in [-3, 3) in dtype dt, converted from
+** float32 (so float16 / bfloat16 inputs are whatever those round to). */
+static Tensor *filled(DType dt, int ndim, const int64_t *sizes, uint64_t seed)
+{
+    EpError err;
+    Tensor *t = tensor_empty(DT_F32, ndim, sizes, &err);
+    uint64_t s = seed * 2654435761u + 1;
+    for (int64_t i = 0; i < tensor_numel(t); i++) {
+        s ^= s << 13, s ^= s >> 7, s ^= s << 17;
+        ((float *)tensor_data(t))[i] = (float)((double)(s >> 11) / 9007199254740992.0 * 6.0 - 3.0);
+    }
+    if (dt == DT_F32)
+        return t;
+    Tensor *r = tensor_to_dtype(t, dt, &err);
+    tensor_unref(t);
+    return r;
+}
+
+/* target on vals (borrowed), fast or on the reference loops; output k. */
+static Tensor *call_op(const char *target, int n, const Value *vals, bool fast, int k)
+{
+    const OpDef *op = op_lookup(target);
+    ck_assert_msg(op != NULL, "%s", target);
+    EpError err = {0};
+    Value args[OP_MAX_ARGS], outs[OP_MAX_RETS];
+    const char *names[OP_MAX_ARGS] = {0};
+    ck_assert_msg(op_bind(op, n, names, vals, args, &err) == EP_OK, "%s", err.msg);
+    for (int i = 0; i < OP_MAX_RETS; i++)
+        outs[i].kind = V_NONE;
+    KernelConfig cfg = {.use_blas = fast};
+    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
+    ck_assert_msg(op->fn(&call) == EP_OK, "%s: %s", target, err.msg);
+    Tensor *r = tensor_ref(outs[k].t);
+    for (int i = 0; i < op->schema->nrets; i++)
+        value_clear(&outs[i]);
+    for (int i = 0; i < op->schema->nargs; i++)
+        value_clear(&args[i]);
+    return r;
+}
+
+static bool same_bits(const Tensor *a, const Tensor *b)
+{
+    return a->dtype == b->dtype && tensor_nbytes(a) == tensor_nbytes(b) &&
+           memcmp(tensor_data(a), tensor_data(b), tensor_nbytes(a)) == 0;
+}
+
+/* The fast path's output k at 1, 2 and 3 threads: the same bits each time
+** and, when want is given, want's bits; else close to the reference (a
+** float32 GEMM of K = 147 products of values up to 3 against double sums
+** is off by about 1e-5). */
+static void check_fast(const char *what, const char *target, int n, const Value *vals, int k, const Tensor *want)
+{
+    Tensor *ref = want ? NULL : call_op(target, n, vals, false, k);
+    for (int threads = 1; threads <= 3; threads++) {
+        ep_set_threads(threads);
+        Tensor *fast = call_op(target, n, vals, true, k);
+        char msg[512];
+        if (want)
+            ck_assert_msg(same_bits(fast, want), "%s output %d: bits differ at %d threads", what, k, threads);
+        else
+            ck_assert_msg(tensors_close(fast, ref, 1e-5, 1e-4, msg, sizeof msg), "%s output %d at %d threads: %s",
+                          what, k, threads, msg);
+        tensor_unref(fast);
+    }
+    ep_set_threads(0);
+    tensor_unref(ref);
+}
+
+/* ---- max pooling ------------------------------------------------------------------- */
+
+typedef struct PoolCase {
+    int64_t sizes[4];
+    int64_t k[2], stride[2], pad[2];
+} PoolCase;
+
+static const PoolCase POOLS[] = {
+    {{2, 3, 17, 19}, {3, 3}, {2, 2}, {1, 1}}, /* resnet's stem pool, odd sizes */
+    {{1, 4, 16, 16}, {2, 2}, {2, 2}, {0, 0}}, /* exact tiling, OW = 8 */
+    {{1, 2, 9, 40}, {3, 5}, {1, 3}, {1, 2}},  /* stride 3 along the row */
+    {{3, 2, 11, 7}, {2, 3}, {1, 1}, {1, 1}},  /* rows shorter than the vector */
+    {{1, 1, 5, 33}, {1, 1}, {1, 1}, {0, 0}},  /* a 1x1 window: a copy */
+};
+
+static void poke_specials(Tensor *x)
+{
+    /* NaN (the last NaN of a window wins), ties (the first wins), -inf
+    ** (never beats the start) and -0.0 against 0.0 */
+    Tensor *f = tensor_to_dtype(x, DT_F32, &(EpError){0});
+    float *p = tensor_data(f);
+    int64_t n = tensor_numel(f);
+    for (int64_t i = 7; i < n; i += 53)
+        p[i] = NAN;
+    for (int64_t i = 3; i + 1 < n; i += 31)
+        p[i] = p[i + 1] = 2.75f;
+    for (int64_t i = 11; i + 2 < n; i += 41) {
+        p[i] = 0.0f;
+        p[i + 1] = -0.0f;
+        p[i + 2] = 3.5f;
+    }
+    if (n > 40)
+        for (int64_t i = 20; i < 40; i++)
+            p[i] = -INFINITY; /* a window of -inf only: the first in-range index */
+    Tensor *back = tensor_to_dtype(f, x->dtype, &(EpError){0});
+    memcpy(tensor_data(x), tensor_data(back), tensor_nbytes(x));
+    tensor_unref(back);
+    tensor_unref(f);
+}
+
+START_TEST(test_max_pool_same_bits_as_reference)
+{
+    static const DType dts[] = {DT_F32, DT_F16, DT_BF16};
+    for (size_t d = 0; d < sizeof dts / sizeof *dts; d++)
+        for (size_t i = 0; i < sizeof POOLS / sizeof *POOLS; i++) {
+            const PoolCase *pc = &POOLS[i];
+            Tensor *x = filled(dts[d], 4, pc->sizes, i + 1);
+            poke_specials(x);
+            for (int ceil = 0; ceil < 2; ceil++) {
+                int64_t dl[2] = {1, 1};
+                Value vals[6] = {value_tensor(x),
+                                 value_int_list(2, pc->k),
+                                 value_int_list(2, pc->stride),
+                                 value_int_list(2, pc->pad),
+                                 value_int_list(2, dl),
+                                 value_bool(ceil)};
+                char what[128];
+                snprintf(what, sizeof what, "max_pool2d case %zu dtype %d ceil %d", i, (int)dts[d], ceil);
+                for (int k = 0; k < 2; k++) {
+                    Tensor *ref = call_op("aten.max_pool2d_with_indices.default", 6, vals, false, k);
+                    check_fast(what, "aten.max_pool2d_with_indices.default", 6, vals, k, ref);
+                    tensor_unref(ref);
+                }
+                Tensor *ref = call_op("aten.max_pool2d.default", 6, vals, false, 0);
+                check_fast(what, "aten.max_pool2d.default", 6, vals, 0, ref);
+                tensor_unref(ref);
+                for (int v = 1; v < 5; v++)
+                    value_clear(&vals[v]);
+            }
+            tensor_unref(x);
+        }
+}
+END_TEST
+
+/* avg_pool2d and adaptive_avg_pool2d of float32 read their input directly
+** but keep the reference's double arithmetic: the same bits. */
+START_TEST(test_avg_pools_same_bits_as_reference)
+{
+    for (size_t i = 0; i < sizeof POOLS / sizeof *POOLS; i++) {
+        const PoolCase *pc = &POOLS[i];
+        Tensor *x = filled(DT_F32, 4, pc->sizes, i + 20);
+        poke_specials(x);
+        for (int mode = 0; mode < 8; mode++) { /* ceil, count_include_pad, divisor_override */
+            bool ceil = mode & 1, incl = mode & 2, over = mode & 4;
+            Value vals[7] = {value_tensor(x),         value_int_list(2, pc->k), value_int_list(2, pc->stride),
+                             value_int_list(2, pc->pad), value_bool(ceil),     value_bool(incl),
+                             over ? value_int(3) : value_none()};
+            char what[128];
+            snprintf(what, sizeof what, "avg_pool2d case %zu mode %d", i, mode);
+            Tensor *ref = call_op("aten.avg_pool2d.default", 7, vals, false, 0);
+            check_fast(what, "aten.avg_pool2d.default", 7, vals, 0, ref);
+            tensor_unref(ref);
+            for (int v = 1; v < 4; v++)
+                value_clear(&vals[v]);
+        }
+        static const int64_t outs[][2] = {{1, 1}, {7, 7}, {3, 5}, {2, 1}};
+        for (size_t o = 0; o < sizeof outs / sizeof *outs; o++) {
+            Value vals[2] = {value_tensor(x), value_int_list(2, outs[o])};
+            char what[128];
+            snprintf(what, sizeof what, "adaptive_avg_pool2d case %zu to %lldx%lld", i, (long long)outs[o][0],
+                     (long long)outs[o][1]);
+            Tensor *ref = call_op("aten._adaptive_avg_pool2d.default", 2, vals, false, 0);
+            check_fast(what, "aten._adaptive_avg_pool2d.default", 2, vals, 0, ref);
+            check_fast(what, "aten.adaptive_avg_pool2d.default", 2, vals, 0, ref);
+            tensor_unref(ref);
+            value_clear(&vals[1]);
+        }
+        tensor_unref(x);
+    }
+}
+END_TEST
+
+/* ---- depthwise convolution ------------------------------------------------------------ */
+
+/* out = the taps w * x added in (kh, kw) order into 0 in float32, then the
+** bias: the order the depthwise kernel keeps (and PyTorch's float32
+** rounding per step). */
+static Tensor *depthwise_expected(const Tensor *x, const Tensor *w, const Tensor *b, int64_t s, int64_t p)
+{
+    const int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3];
+    const int64_t KH = w->sizes[2], KW = w->sizes[3], mult = w->sizes[0] / C;
+    const int64_t OH = (H + 2 * p - KH) / s + 1, OW = (W + 2 * p - KW) / s + 1;
+    int64_t osz[4] = {N, C * mult, OH, OW};
+    Tensor *o = tensor_empty(DT_F32, 4, osz, &(EpError){0});
+    const float *X = tensor_data((Tensor *)x), *Wt = tensor_data((Tensor *)w), *B = b ? tensor_data((Tensor *)b) : NULL;
+    float *O = tensor_data(o);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t co = 0; co < C * mult; co++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    float acc = 0;
+                    for (int64_t kh = 0; kh < KH; kh++)
+                        for (int64_t kw = 0; kw < KW; kw++) {
+                            int64_t ih = oh * s - p + kh, iw = ow * s - p + kw;
+                            if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                continue;
+                            float t = Wt[(co * KH + kh) * KW + kw] * X[((n * C + co / mult) * H + ih) * W + iw];
+                            acc = acc + t;
+                        }
+                    if (B)
+                        acc = acc + B[co];
+                    O[((n * C * mult + co) * OH + oh) * OW + ow] = acc;
+                }
+    return o;
+}
+
+typedef struct DwCase {
+    int64_t sizes[4];
+    int64_t mult, k, stride, pad;
+    bool bias;
+} DwCase;
+
+static const DwCase DWS[] = {
+    {{1, 8, 14, 14}, 1, 3, 1, 1, true},  /* mobilenet's 3x3 */
+    {{2, 5, 15, 21}, 1, 3, 2, 1, true},  /* stride 2, odd sizes, batch 2 */
+    {{1, 3, 9, 37}, 2, 5, 1, 2, false},  /* 5x5, two outputs per channel */
+    {{1, 4, 12, 12}, 1, 7, 2, 3, true},  /* 7x7 stride 2 */
+    {{1, 2, 3, 5}, 1, 3, 3, 1, true},    /* stride 3, rows shorter than the vector */
+    {{1, 6, 10, 33}, 1, 1, 1, 0, true},  /* 1x1 */
+};
+
+START_TEST(test_depthwise_same_bits_as_float_order)
+{
+    for (size_t i = 0; i < sizeof DWS / sizeof *DWS; i++) {
+        const DwCase *dc = &DWS[i];
+        const int64_t C = dc->sizes[1];
+        int64_t wsz[4] = {C * dc->mult, 1, dc->k, dc->k}, bsz[1] = {C * dc->mult};
+        Tensor *x = filled(DT_F32, 4, dc->sizes, 100 + i), *w = filled(DT_F32, 4, wsz, 200 + i);
+        Tensor *b = dc->bias ? filled(DT_F32, 1, bsz, 300 + i) : NULL;
+        if (i == 1) { /* an infinite weight (0 * inf in the padding would be NaN) and NaN / inf inputs */
+            ((float *)tensor_data(w))[1] = INFINITY;
+            ((float *)tensor_data(x))[5] = NAN;
+            ((float *)tensor_data(x))[40] = -INFINITY;
+        }
+        int64_t st[2] = {dc->stride, dc->stride}, pad[2] = {dc->pad, dc->pad}, dl[2] = {1, 1}, op[2] = {0, 0};
+        Value vals[9] = {value_tensor(x), value_tensor(w), b ? value_tensor(b) : value_none(),
+                         value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
+                         value_bool(false), value_int_list(2, op), value_int(C)};
+        char what[128];
+        snprintf(what, sizeof what, "depthwise case %zu", i);
+        Tensor *want = depthwise_expected(x, w, b, dc->stride, dc->pad);
+        check_fast(what, "aten.convolution.default", 9, vals, 0, want);
+        check_fast(what, "aten.convolution.default", 9, vals, 0, NULL);
+        tensor_unref(want);
+        for (int v = 3; v < 9; v++)
+            value_clear(&vals[v]);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
+/* im2col + GEMM, with the vector copy of stride 2 (rows long and short,
+** odd and even offsets) and the plain one: close to the reference, the
+** same bits at any thread count. */
+START_TEST(test_conv_strided_matches_reference)
+{
+    static const struct {
+        int64_t sizes[4], cout, k, stride, pad;
+    } cases[] = {
+        {{2, 3, 37, 41}, 8, 3, 2, 1}, {{1, 4, 20, 20}, 6, 1, 2, 0}, {{1, 3, 30, 30}, 5, 7, 2, 3},
+        {{1, 2, 9, 13}, 4, 3, 3, 1},  {{1, 5, 16, 70}, 3, 3, 1, 1},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t wsz[4] = {cases[i].cout, cases[i].sizes[1], cases[i].k, cases[i].k}, bsz[1] = {cases[i].cout};
+        Tensor *x = filled(DT_F32, 4, cases[i].sizes, 400 + i), *w = filled(DT_F32, 4, wsz, 500 + i),
+               *b = filled(DT_F32, 1, bsz, 600 + i);
+        int64_t st[2] = {cases[i].stride, cases[i].stride}, pad[2] = {cases[i].pad, cases[i].pad}, dl[2] = {1, 1},
+                op[2] = {0, 0};
+        Value vals[9] = {value_tensor(x),       value_tensor(w),       value_tensor(b),
+                         value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
+                         value_bool(false),     value_int_list(2, op), value_int(1)};
+        char what[128];
+        snprintf(what, sizeof what, "conv2d case %zu", i);
+        ep_set_threads(1);
+        Tensor *one = call_op("aten.convolution.default", 9, vals, true, 0);
+        check_fast(what, "aten.convolution.default", 9, vals, 0, one);
+        check_fast(what, "aten.convolution.default", 9, vals, 0, NULL);
+        tensor_unref(one);
+        for (int v = 3; v < 9; v++)
+            value_clear(&vals[v]);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
+Suite *suite_conv_fast(void)
+{
+    Suite *s = suite_create("conv_fast");
+    TCase *tc = tcase_create("fast-vs-reference");
+    tcase_set_timeout(tc, 600);
+    tcase_add_test(tc, test_max_pool_same_bits_as_reference);
+    tcase_add_test(tc, test_avg_pools_same_bits_as_reference);
+    tcase_add_test(tc, test_depthwise_same_bits_as_float_order);
+    tcase_add_test(tc, test_conv_strided_matches_reference);
+    suite_add_tcase(s, tc);
+    return s;
+}
