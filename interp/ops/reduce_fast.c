@@ -130,34 +130,126 @@ RF_INLINE double block_sum_double(const double *x, int64_t n)
     return s;
 }
 
-/* A run of n values: its blocks through the cascade. */
-#define DEFINE_ROW_SUM(T)                                                                \
-    RF_CLONES static double row_sum_##T(const T *x, int64_t n)                           \
-    {                                                                                    \
-        Cascade c = {.top = 0, .count = 0};                                              \
-        for (int64_t i = 0; i < n; i += RF_BLOCK)                                        \
-            cascade_push(&c, block_sum_##T(x + i, n - i < RF_BLOCK ? n - i : RF_BLOCK)); \
-        return cascade_total(&c, 0, false);                                              \
+/* ---- float16 / bfloat16 / integers widened ------------------------------------- */
+
+typedef uint16_t RfV8h __attribute__((vector_size(16)));
+typedef uint32_t RfV8u __attribute__((vector_size(32)));
+
+/* Eight float16 values as float32, exactly as f16_to_f32: the exponent and
+** mantissa bits moved into a float's place and scaled by 2^112 (a power of
+** two, so exact, subnormals included), infinities and NaNs given the full
+** exponent, then the sign. */
+RF_INLINE RfV8f rf_f16x8(const uint16_t *p)
+{
+    RfV8h h;
+    memcpy(&h, p, sizeof h);
+    RfV8u u = __builtin_convertvector(h, RfV8u);
+    RfV8u sign = (u & 0x8000u) << 16, em = (u & 0x7fffu) << 13;
+    RfV8u scaled = (RfV8u)((RfV8f)em * rf_splat8f(0x1p112f));
+    RfV8u special = (RfV8u)(em >= (0x7c00u << 13));
+    return (RfV8f)(((scaled & ~special) | ((em | 0x7f800000u) & special)) | sign);
+}
+
+RF_INLINE RfV8f rf_bf16x8(const uint16_t *p)
+{
+    RfV8h h;
+    memcpy(&h, p, sizeof h);
+    return (RfV8f)(__builtin_convertvector(h, RfV8u) << 16);
+}
+
+/* n float16 (t DT_F16) or bfloat16 values as float32 in y. */
+RF_INLINE void widen_half(const uint16_t *x, DType t, int64_t n, float *y)
+{
+    int64_t i = 0;
+    if (t == DT_F16) {
+        for (; i + 8 <= n; i += 8) {
+            RfV8f v = rf_f16x8(x + i);
+            rf_store8f(y + i, &v);
+        }
+        for (; i < n; i++)
+            y[i] = f16_to_f32(x[i]);
+    } else {
+        for (; i + 8 <= n; i += 8) {
+            RfV8f v = rf_bf16x8(x + i);
+            rf_store8f(y + i, &v);
+        }
+        for (; i < n; i++)
+            y[i] = bf16_to_f32(x[i]);
     }
-DEFINE_ROW_SUM(float)
-DEFINE_ROW_SUM(double)
+}
+
+RF_CLONES void reduce_fast_widen_half(const uint16_t *x, DType t, int64_t n, float *y) { widen_half(x, t, n, y); }
+
+/* n values of the integer type t (bool, uint8 ... int64) as int64 in y. */
+RF_INLINE void widen_int(const void *x, DType t, int64_t n, int64_t *y)
+{
+    switch (t) {
+    case DT_BOOL:
+    case DT_U8:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const uint8_t *)x)[i];
+        break;
+    case DT_I8:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const int8_t *)x)[i];
+        break;
+    case DT_I16:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const int16_t *)x)[i];
+        break;
+    case DT_I32:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const int32_t *)x)[i];
+        break;
+    default: memcpy(y, x, (size_t)n * sizeof *y); break;
+    }
+}
+
+/* The block of a run of type t at value index i: values of float16 /
+** bfloat16 widened into buf (RF_BLOCK floats) first, so a half tensor sums
+** with the bits of its float32 copy. */
+RF_INLINE double block_sum_any(const void *x, DType t, int64_t i, int64_t n, float *buf)
+{
+    switch (t) {
+    case DT_F64: return block_sum_double((const double *)x + i, n);
+    case DT_F32: return block_sum_float((const float *)x + i, n);
+    default: widen_half((const uint16_t *)x + i, t, n, buf); return block_sum_float(buf, n);
+    }
+}
+
+/* A run of n values: its blocks through the cascade. */
+RF_CLONES static double row_sum(const void *x, DType t, int64_t n)
+{
+    float buf[RF_BLOCK];
+    Cascade c = {.top = 0, .count = 0};
+    for (int64_t i = 0; i < n; i += RF_BLOCK)
+        cascade_push(&c, block_sum_any(x, t, i, n - i < RF_BLOCK ? n - i : RF_BLOCK, buf));
+    return cascade_total(&c, 0, false);
+}
+
+static double row_sum_float(const float *x, int64_t n) { return row_sum(x, DT_F32, n); }
 
 double reduce_fast_sum_f32(const float *x, int64_t n) { return row_sum_float(x, n); }
 
 /* Columns: y[j] = sum over r < len of x[r * inner + j] for j < ncols <=
-** RF_COLS.  float32: RF_ROWS rows at a time into a float strip (the lane
-** length of block_sum_float), each strip added into double totals;
-** float64: RF_BLOCK rows into a double strip, strips added in order. */
-RF_CLONES static void col_sum_float(const float *x, int64_t len, int64_t inner, int64_t ncols, double *y)
+** RF_COLS.  float32 (and float16 / bfloat16 rows widened first): RF_ROWS
+** rows at a time into a float strip (the lane length of block_sum_float),
+** each strip added into double totals; float64: RF_BLOCK rows into a
+** double strip, strips added in order. */
+RF_CLONES static void col_sum_float(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, double *y)
 {
     double tot[RF_COLS];
-    float blk[RF_COLS];
+    float blk[RF_COLS], wide[RF_COLS];
     memset(tot, 0, sizeof tot);
     for (int64_t r0 = 0; r0 < len; r0 += RF_ROWS) {
         int64_t r1 = len - r0 < RF_ROWS ? len : r0 + RF_ROWS;
         memset(blk, 0, sizeof blk);
         for (int64_t r = r0; r < r1; r++) {
-            const float *row = x + r * inner;
+            const float *row = (const float *)x + r * inner;
+            if (t != DT_F32) {
+                widen_half((const uint16_t *)x + r * inner, t, ncols, wide);
+                row = wide;
+            }
             int64_t j = 0;
             for (; j + 8 <= ncols; j += 8) {
                 RfV8f v = rf_load8f(blk + j) + rf_load8f(row + j);
@@ -202,15 +294,17 @@ RF_CLONES static void col_sum_double(const double *x, int64_t len, int64_t inner
 
 typedef struct SumJob {
     const void *x;
-    bool f32;
+    DType t;
     RfShape s;
     double *y;       /* results, or chunk partials of one long row */
     int64_t strips;  /* column strips per outer index */
 } SumJob;
 
+static size_t sum_elem_size(DType t) { return t == DT_F64 ? 8 : t == DT_F32 ? 4 : 2; }
+
 static double run_sum(const SumJob *j, int64_t at, int64_t n)
 {
-    return j->f32 ? row_sum_float((const float *)j->x + at, n) : row_sum_double((const double *)j->x + at, n);
+    return row_sum((const char *)j->x + (size_t)at * sum_elem_size(j->t), j->t, n);
 }
 
 static void sum_rows_chunk(void *ctx, int64_t begin, int64_t end)
@@ -237,23 +331,23 @@ static void sum_cols_chunk(void *ctx, int64_t begin, int64_t end)
         int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
         int64_t ncols = s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, at = o * s.len * s.inner + j0;
         double *y = j->y + o * s.inner + j0;
-        if (j->f32)
-            col_sum_float((const float *)j->x + at, s.len, s.inner, ncols, y);
-        else
+        if (j->t == DT_F64)
             col_sum_double((const double *)j->x + at, s.len, s.inner, ncols, y);
+        else
+            col_sum_float((const char *)j->x + (size_t)at * sum_elem_size(j->t), j->t, s.len, s.inner, ncols, y);
     }
 }
 
 /* One long row over the pool: full chunks are perfect trees of 2^6 blocks,
 ** pushed into a cascade at their level; a partial last chunk's own folded
 ** cascade is the tail.  The same bits as row_sum over the whole row. */
-static bool row_sum_parallel(const void *x, bool f32, int64_t n, double *out)
+static bool row_sum_parallel(const void *x, DType t, int64_t n, double *out)
 {
     int64_t nk = ep_chunks(n, RF_CHUNK);
     double *parts = malloc((size_t)nk * sizeof *parts);
     if (!parts)
         return false;
-    SumJob j = {x, f32, {1, n, 1}, parts, 0};
+    SumJob j = {x, t, {1, n, 1}, parts, 0};
     ep_parallel_for(nk, 1, sum_parts_chunk, &j);
     bool partial = n % RF_CHUNK != 0;
     Cascade c = {.top = 0, .count = 0};
@@ -264,9 +358,9 @@ static bool row_sum_parallel(const void *x, bool f32, int64_t n, double *out)
     return true;
 }
 
-void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y)
+void reduce_fast_sum(const void *x, DType t, RfShape s, double *y)
 {
-    SumJob j = {x, f32, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    SumJob j = {x, t, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
     if (s.inner > 1) {
         ep_parallel_for(s.outer * j.strips, grain_for(s.len * RF_COLS), sum_cols_chunk, &j);
         return;
@@ -274,13 +368,94 @@ void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y)
     /* few long rows: split each row; otherwise rows go to the pool whole
     ** (either way the same bits) */
     if (s.outer < 4 && s.len >= 2 * RF_CHUNK) {
-        size_t es = f32 ? sizeof(float) : sizeof(double);
         for (int64_t o = 0; o < s.outer; o++)
-            if (!row_sum_parallel((const char *)x + (size_t)(o * s.len) * es, f32, s.len, &y[o]))
+            if (!row_sum_parallel((const char *)x + (size_t)(o * s.len) * sum_elem_size(t), t, s.len, &y[o]))
                 sum_rows_chunk(&j, o, o + 1);
         return;
     }
     ep_parallel_for(s.outer, grain_for(s.len), sum_rows_chunk, &j);
+}
+
+/* ---- integer sums ---------------------------------------------------------------- */
+
+typedef uint64_t RfV4u __attribute__((vector_size(32)));
+#define RF_IBLOCK 256 /* int64 values widened at a time */
+
+RF_INLINE RfV4u rf_load4u(const int64_t *p) { RfV4u v; memcpy(&v, p, sizeof v); return v; }
+
+/* Integer sums wrap as int64: unsigned adds, whose result does not depend
+** on their order, so any lanes give the reference's bits. */
+RF_CLONES static int64_t row_sum_int(const void *x, DType t, int64_t n)
+{
+    int64_t buf[RF_IBLOCK];
+    size_t es = (size_t)dtype_size(t);
+    RfV4u a = {0, 0, 0, 0}, b = a;
+    uint64_t s = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += RF_IBLOCK) {
+        int64_t k = n - i0 < RF_IBLOCK ? n - i0 : RF_IBLOCK, i = 0;
+        const int64_t *v = buf;
+        if (t == DT_I64)
+            v = (const int64_t *)x + i0;
+        else
+            widen_int((const char *)x + (size_t)i0 * es, t, k, buf);
+        for (; i + 8 <= k; i += 8) {
+            a += rf_load4u(v + i);
+            b += rf_load4u(v + i + 4);
+        }
+        for (; i < k; i++)
+            s += (uint64_t)v[i];
+    }
+    a += b;
+    return (int64_t)(s + a[0] + a[1] + a[2] + a[3]);
+}
+
+RF_CLONES static void col_sum_int(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, int64_t *y)
+{
+    uint64_t tot[RF_COLS];
+    int64_t wide[RF_COLS];
+    size_t es = (size_t)dtype_size(t);
+    memset(tot, 0, sizeof tot);
+    for (int64_t r = 0; r < len; r++) {
+        const int64_t *row = wide;
+        if (t == DT_I64)
+            row = (const int64_t *)x + r * inner;
+        else
+            widen_int((const char *)x + (size_t)(r * inner) * es, t, ncols, wide);
+        for (int64_t j = 0; j < ncols; j++)
+            tot[j] += (uint64_t)row[j];
+    }
+    memcpy(y, tot, (size_t)ncols * sizeof *y);
+}
+
+typedef struct IntSumJob {
+    const char *x;
+    DType t;
+    RfShape s;
+    int64_t *y;
+    int64_t strips;
+} IntSumJob;
+
+static void int_sum_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    IntSumJob *j = ctx;
+    const RfShape s = j->s;
+    size_t es = (size_t)dtype_size(j->t);
+    for (int64_t k = begin; k < end; k++) {
+        if (s.inner == 1) {
+            j->y[k] = row_sum_int(j->x + (size_t)(k * s.len) * es, j->t, s.len);
+            continue;
+        }
+        int64_t o = k / j->strips, j0 = (k % j->strips) * RF_COLS;
+        col_sum_int(j->x + (size_t)(o * s.len * s.inner + j0) * es, j->t, s.len, s.inner,
+                    s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, j->y + o * s.inner + j0);
+    }
+}
+
+void reduce_fast_sum_int(const void *x, DType t, RfShape s, int64_t *y)
+{
+    IntSumJob j = {x, t, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
+    ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), int_sum_chunk, &j);
 }
 
 /* ---- softmax ------------------------------------------------------------------- */
@@ -577,17 +752,29 @@ void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_
 
 /* ---- amax / amin ------------------------------------------------------------------ */
 
+/* Element i of x of type t (float32, float16 or bfloat16) as a float. */
+RF_INLINE float rf_get(const void *x, DType t, int64_t i)
+{
+    return t == DT_F32 ? ((const float *)x)[i]
+           : t == DT_F16 ? f16_to_f32(((const uint16_t *)x)[i])
+                         : bf16_to_f32(((const uint16_t *)x)[i]);
+}
+
 /* The reference's answer for a run whose lanes found a NaN or a zero
 ** extreme: the first NaN, else the first value equal to m (which picks the
 ** sign of a zero as a sequential scan does). */
-static float extreme_fixup(const float *x, int64_t n, int64_t stride, float m)
+static float extreme_fixup(const void *x, DType t, int64_t n, int64_t stride, float m)
 {
-    for (int64_t i = 0; i < n; i++)
-        if (x[i * stride] != x[i * stride])
-            return x[i * stride];
-    for (int64_t i = 0; i < n; i++)
-        if (x[i * stride] == m)
-            return x[i * stride];
+    for (int64_t i = 0; i < n; i++) {
+        float v = rf_get(x, t, i * stride);
+        if (v != v)
+            return v;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        float v = rf_get(x, t, i * stride);
+        if (v == m)
+            return v;
+    }
     return m;
 }
 
@@ -635,23 +822,49 @@ RF_INLINE float extreme_run(const float *x, int64_t n, bool want_max)
         any_nan |= x[i] != x[i];
         r = want_max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
     }
-    return any_nan || r == 0 ? extreme_fixup(x, n, 1, r) : r;
+    return any_nan || r == 0 ? extreme_fixup(x, DT_F32, n, 1, r) : r;
 }
 
-RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
+/* A run of float16 / bfloat16: blocks widened and searched as floats, the
+** block answers (each the reference's for its block) folded in order: a
+** NaN stays, a later block wins only when strictly beyond, so equal zeros
+** keep the first. */
+RF_INLINE float extreme_run_half(const uint16_t *x, DType t, int64_t n, bool want_max)
 {
+    float buf[RF_BLOCK], r = 0;
+    for (int64_t i = 0; i < n; i += RF_BLOCK) {
+        int64_t k = n - i < RF_BLOCK ? n - i : RF_BLOCK;
+        widen_half(x + i, t, k, buf);
+        float b = extreme_run(buf, k, want_max);
+        if (i == 0 || (r == r && (b != b || (want_max ? b > r : b < r))))
+            r = b;
+    }
+    return r;
+}
+
+RF_CLONES static float extreme_row(const void *x, DType t, int64_t n, bool want_max)
+{
+    if (t != DT_F32)
+        return want_max ? extreme_run_half(x, t, n, true) : extreme_run_half(x, t, n, false);
     return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
 }
 
-/* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner). */
-RF_INLINE void extreme_strip(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max, float *y)
+/* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner);
+** rows of float16 / bfloat16 widened first. */
+RF_INLINE void extreme_strip(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, bool want_max,
+                             float *y)
 {
-    float m[RF_COLS];
+    float m[RF_COLS], wide[RF_COLS];
     int32_t nan[RF_COLS];
-    memcpy(m, x, (size_t)ncols * sizeof *m);
     memset(nan, 0, sizeof nan);
     for (int64_t r = 0; r < len; r++) {
-        const float *row = x + r * inner;
+        const float *row = (const float *)x + r * inner;
+        if (t != DT_F32) {
+            widen_half((const uint16_t *)x + r * inner, t, ncols, wide);
+            row = wide;
+        }
+        if (r == 0)
+            memcpy(m, row, (size_t)ncols * sizeof *m);
         int64_t j = 0;
         for (; j + 8 <= ncols; j += 8) {
             RfV8f a = rf_load8f(m + j), v = rf_load8f(row + j);
@@ -667,21 +880,23 @@ RF_INLINE void extreme_strip(const float *x, int64_t len, int64_t inner, int64_t
             m[j] = want_max ? (row[j] > m[j] ? row[j] : m[j]) : (row[j] < m[j] ? row[j] : m[j]);
         }
     }
+    size_t es = t == DT_F32 ? 4 : 2;
     for (int64_t j = 0; j < ncols; j++)
-        y[j] = nan[j] || m[j] == 0 ? extreme_fixup(x + j, len, inner, m[j]) : m[j];
+        y[j] = nan[j] || m[j] == 0 ? extreme_fixup((const char *)x + (size_t)j * es, t, len, inner, m[j]) : m[j];
 }
 
-RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max,
-                                   float *y)
+RF_CLONES static void extreme_cols(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols,
+                                   bool want_max, float *y)
 {
     if (want_max)
-        extreme_strip(x, len, inner, ncols, true, y);
+        extreme_strip(x, t, len, inner, ncols, true, y);
     else
-        extreme_strip(x, len, inner, ncols, false, y);
+        extreme_strip(x, t, len, inner, ncols, false, y);
 }
 
 typedef struct ExtremeJob {
-    const float *x;
+    const char *x;
+    DType t;
     RfShape s;
     bool want_max;
     float *y;
@@ -692,20 +907,67 @@ static void extreme_chunk(void *ctx, int64_t begin, int64_t end)
 {
     ExtremeJob *j = ctx;
     const RfShape s = j->s;
+    size_t es = j->t == DT_F32 ? 4 : 2;
     for (int64_t t = begin; t < end; t++) {
         if (s.inner == 1) {
-            j->y[t] = extreme_row(j->x + t * s.len, s.len, j->want_max);
+            j->y[t] = extreme_row(j->x + (size_t)(t * s.len) * es, j->t, s.len, j->want_max);
             continue;
         }
         int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
-        extreme_cols(j->x + o * s.len * s.inner + j0, s.len, s.inner, s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS,
-                     j->want_max, j->y + o * s.inner + j0);
+        extreme_cols(j->x + (size_t)(o * s.len * s.inner + j0) * es, j->t, s.len, s.inner,
+                     s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, j->want_max, j->y + o * s.inner + j0);
     }
 }
 
-void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y)
+void reduce_fast_extreme(const void *x, DType t, RfShape s, bool want_max, float *y)
 {
-    ExtremeJob j = {x, s, want_max, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    ExtremeJob j = {x, t, s, want_max, y, (s.inner + RF_COLS - 1) / RF_COLS};
     int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
     ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), extreme_chunk, &j);
+}
+
+/* ---- argmax / argmin -------------------------------------------------------------- */
+
+typedef struct ArgJob {
+    const float *x;
+    int64_t len;
+    bool want_max;
+    int64_t *idx;
+} ArgJob;
+
+/* The index of a row's extreme as the reference's search gives it: the
+** first NaN if any, else the first value equal to the extreme (equal zeros:
+** the first of either sign, as the search's strict compare keeps). */
+RF_CLONES static int64_t arg_row(const float *x, int64_t n, bool want_max)
+{
+    float m = want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+    bool nan = m != m;
+    int64_t i = 0;
+    RfV8f mv = rf_splat8f(m);
+    for (; i + 8 <= n; i += 8) {
+        RfV8f v = rf_load8f(x + i);
+        RfV8i hit = nan ? v != v : v == mv;
+        bool any = false;
+        for (int k = 0; k < 8; k++)
+            any |= hit[k] != 0;
+        if (any)
+            break;
+    }
+    for (; i < n; i++)
+        if (nan ? x[i] != x[i] : x[i] == m)
+            return i;
+    return 0; /* not reached: the extreme is one of the values */
+}
+
+static void arg_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    ArgJob *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        j->idx[r] = arg_row(j->x + r * j->len, j->len, j->want_max);
+}
+
+void reduce_fast_arg_rows(const float *x, int64_t rows, int64_t len, bool want_max, int64_t *idx)
+{
+    ArgJob j = {x, len, want_max, idx};
+    ep_parallel_for(rows, grain_for(len * 2), arg_chunk, &j);
 }

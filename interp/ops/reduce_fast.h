@@ -112,8 +112,17 @@ typedef struct RfShape {
 bool reduce_fast_shape(const Tensor *t, const bool *reduced, RfShape *s);
 
 /* y[o * inner + j] = the sum over r of x[(o * len + r) * inner + j], in
-** double, for x of float32 (f32 true) or float64; fixed order. */
-void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y);
+** double, for x of float64, float32, or float16 / bfloat16 (t), fixed order;
+** a half input sums with the bits of its float32 copy (PyTorch sums halves
+** in float). */
+void reduce_fast_sum(const void *x, DType t, RfShape s, double *y);
+
+/* The same for x of an integer type t (bool, uint8 ... int64) into int64,
+** wrapping as the reference's int64 sum does (so in any order, its bits). */
+void reduce_fast_sum_int(const void *x, DType t, RfShape s, int64_t *y);
+
+/* n float16 (t DT_F16) or bfloat16 values as float32, exactly. */
+void reduce_fast_widen_half(const uint16_t *x, DType t, int64_t n, float *y);
 
 /* Sum of n floats in double, the order of reduce_fast_sum's rows. */
 double reduce_fast_sum_f32(const float *x, int64_t n);
@@ -126,10 +135,17 @@ void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y);
 void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
                             float *y, float *mean, float *rstd);
 
-/* amax (want_max) or amin of float32 x along the len axis of s into y, with
+/* amax (want_max) or amin of x (float32, float16 or bfloat16: t) along the
+** len axis of s into float32 y (exact: a half's extreme is one of its
+** values), with
 ** the reference's answers: a NaN if the run has one (the first), and of
 ** equal extremes (+0 and -0) the first. */
-void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+void reduce_fast_extreme(const void *x, DType t, RfShape s, bool want_max, float *y);
+
+/* The index of the largest (want_max) or smallest value of each of rows
+** contiguous float32 rows of len >= 1 values, as the reference's search
+** gives it: the first NaN, else the first of equal extremes. */
+void reduce_fast_arg_rows(const float *x, int64_t rows, int64_t len, bool want_max, int64_t *idx);
 
 /* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
 ** of n >= 1 float32 values, in double: var / std's two passes. */
