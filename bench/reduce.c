@@ -108,6 +108,31 @@ int main(int argc, char **argv)
         value_clear(&var[1]);
     }
     {
+        /* the other dtypes: halves widened in the loop, integers in int64 */
+        const DType dts[4] = {DT_F16, DT_BF16, DT_I32, DT_I64};
+        const char *names[4] = {"f16", "bf16", "i32", "i64"};
+        for (int k = 0; k < 4; k++) {
+            Tensor *c = tensor_to_dtype(a, dts[k], &err);
+            Value vals[3] = {value_tensor(c), value_int_list(1, dl), value_bool(false)};
+            char label[64];
+            snprintf(label, sizeof label, "sum %s 1024^2 dim -1", names[k]);
+            row(label, "aten.sum.dim_IntList", 3, vals);
+            value_clear(&vals[1]);
+            vals[1] = value_int_list(1, d0);
+            snprintf(label, sizeof label, "sum %s 1024^2 dim 0", names[k]);
+            row(label, "aten.sum.dim_IntList", 3, vals);
+            value_clear(&vals[1]);
+            if (k == 0) {
+                vals[1] = value_int_list(1, dl);
+                row("amax f16 1024^2 dim -1", "aten.amax.default", 3, vals);
+                value_clear(&vals[1]);
+            }
+            tensor_unref(c);
+        }
+        Value av[3] = {x, value_int(-1), value_bool(false)};
+        row("argmax 1024^2 dim -1", "aten.argmax.default", 3, av);
+    }
+    {
         Value vals[3] = {x, value_int(-1), value_bool(false)};
         row("softmax 1024^2 dim -1", "aten._softmax.default", 3, vals);
         row("log_softmax 1024^2 dim -1", "aten._log_softmax.default", 3, vals);

@@ -13,6 +13,7 @@ w, b = torch.rand(768), torch.rand(768)
 im = torch.rand(8, 64, 56, 56) * 4 - 2
 cw, cb, rm, rv = torch.rand(64), torch.rand(64), torch.rand(64), torch.rand(64) + 0.5
 A = torch.ops.aten
+a16, abf, ai32, ai64 = a.half(), a.bfloat16(), a.int(), a.long()
 cases = [
     ("sum 1M", lambda: A.sum.default(v)),
     ("mean 1M", lambda: A.mean.default(v)),
@@ -23,6 +24,16 @@ cases = [
     ("amax 1024^2 dim -1", lambda: A.amax.default(a, [-1])),
     ("amax 1024^2 dim 0", lambda: A.amax.default(a, [0])),
     ("var 1024^2 dim -1", lambda: A.var.correction(a, [-1], correction=1)),
+    ("sum f16 1024^2 dim -1", lambda: A.sum.dim_IntList(a16, [-1])),
+    ("sum f16 1024^2 dim 0", lambda: A.sum.dim_IntList(a16, [0])),
+    ("amax f16 1024^2 dim -1", lambda: A.amax.default(a16, [-1])),
+    ("sum bf16 1024^2 dim -1", lambda: A.sum.dim_IntList(abf, [-1])),
+    ("sum bf16 1024^2 dim 0", lambda: A.sum.dim_IntList(abf, [0])),
+    ("sum i32 1024^2 dim -1", lambda: A.sum.dim_IntList(ai32, [-1])),
+    ("sum i32 1024^2 dim 0", lambda: A.sum.dim_IntList(ai32, [0])),
+    ("sum i64 1024^2 dim -1", lambda: A.sum.dim_IntList(ai64, [-1])),
+    ("sum i64 1024^2 dim 0", lambda: A.sum.dim_IntList(ai64, [0])),
+    ("argmax 1024^2 dim -1", lambda: A.argmax.default(a, -1)),
     ("softmax 1024^2 dim -1", lambda: A._softmax.default(a, -1, False)),
     ("log_softmax 1024^2 dim -1", lambda: A._log_softmax.default(a, -1, False)),
     ("softmax 1024^2 dim 0", lambda: A._softmax.default(a, 0, False)),

@@ -180,6 +180,9 @@ RF_INLINE void widen_half(const uint16_t *x, DType t, int64_t n, float *y)
 
 RF_CLONES void reduce_fast_widen_half(const uint16_t *x, DType t, int64_t n, float *y) { widen_half(x, t, n, y); }
 
+typedef int32_t RfV4i __attribute__((vector_size(16)));
+typedef int64_t RfV4l __attribute__((vector_size(32)));
+
 /* n values of the integer type t (bool, uint8 ... int64) as int64 in y. */
 RF_INLINE void widen_int(const void *x, DType t, int64_t n, int64_t *y)
 {
@@ -197,10 +200,18 @@ RF_INLINE void widen_int(const void *x, DType t, int64_t n, int64_t *y)
         for (int64_t i = 0; i < n; i++)
             y[i] = ((const int16_t *)x)[i];
         break;
-    case DT_I32:
-        for (int64_t i = 0; i < n; i++)
+    case DT_I32: {
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            RfV4i v;
+            memcpy(&v, (const int32_t *)x + i, sizeof v);
+            RfV4l w = __builtin_convertvector(v, RfV4l);
+            memcpy(y + i, &w, sizeof w);
+        }
+        for (; i < n; i++)
             y[i] = ((const int32_t *)x)[i];
         break;
+    }
     default: memcpy(y, x, (size_t)n * sizeof *y); break;
     }
 }
@@ -421,7 +432,14 @@ RF_CLONES static void col_sum_int(const void *x, DType t, int64_t len, int64_t i
             row = (const int64_t *)x + r * inner;
         else
             widen_int((const char *)x + (size_t)(r * inner) * es, t, ncols, wide);
-        for (int64_t j = 0; j < ncols; j++)
+        int64_t j = 0;
+        for (; j + 4 <= ncols; j += 4) {
+            RfV4u v;
+            memcpy(&v, tot + j, sizeof v);
+            v += rf_load4u(row + j);
+            memcpy(tot + j, &v, sizeof v);
+        }
+        for (; j < ncols; j++)
             tot[j] += (uint64_t)row[j];
     }
     memcpy(y, tot, (size_t)ncols * sizeof *y);
