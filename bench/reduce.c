@@ -144,6 +144,13 @@ int main(int argc, char **argv)
         Tensor *w = randn(1, n1), *b = randn(1, n1);
         Value vals[5] = {value_tensor(l), value_int_list(1, n1), value_tensor(w), value_tensor(b), value_float(1e-5)};
         row("native_layer_norm 512x768", "aten.native_layer_norm.default", 5, vals);
+        Tensor *lb = tensor_to_dtype(l, DT_BF16, &err), *wb = tensor_to_dtype(w, DT_BF16, &err),
+               *bb = tensor_to_dtype(b, DT_BF16, &err);
+        Value vb[5] = {value_tensor(lb), vals[1], value_tensor(wb), value_tensor(bb), value_float(1e-5)};
+        row("native_layer_norm bf16 512x768", "aten.native_layer_norm.default", 5, vb);
+        tensor_unref(lb);
+        tensor_unref(wb);
+        tensor_unref(bb);
         value_clear(&vals[1]);
         Value v2[5] = {value_tensor(t), value_int_list(1, n2), value_none(), value_none(), value_float(1e-5)};
         row("native_layer_norm [1M,16]", "aten.native_layer_norm.default", 5, v2);
@@ -184,7 +191,7 @@ int main(int argc, char **argv)
             double t0 = bench_now();
             reduce_fast_softmax(xa, (RfShape){1024, 1024, 1}, false, y);
             double t1 = bench_now();
-            reduce_fast_layer_norm(xl, 512, 768, NULL, NULL, 1e-5, y, st, st + 512);
+            reduce_fast_layer_norm(xl, DT_F32, 512, 768, NULL, NULL, 1e-5, y, st, st + 512);
             double t2 = bench_now();
             reduce_fast_affine_planes(xa, 16 * 64, 64, 1024, ab, ab + 64, y);
             double t3 = bench_now();

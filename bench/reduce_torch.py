@@ -14,6 +14,7 @@ im = torch.rand(8, 64, 56, 56) * 4 - 2
 cw, cb, rm, rv = torch.rand(64), torch.rand(64), torch.rand(64), torch.rand(64) + 0.5
 A = torch.ops.aten
 a16, abf, ai32, ai64 = a.half(), a.bfloat16(), a.int(), a.long()
+lbf, wbf, bbf = l.bfloat16(), w.bfloat16(), b.bfloat16()
 cases = [
     ("sum 1M", lambda: A.sum.default(v)),
     ("mean 1M", lambda: A.mean.default(v)),
@@ -38,6 +39,7 @@ cases = [
     ("log_softmax 1024^2 dim -1", lambda: A._log_softmax.default(a, -1, False)),
     ("softmax 1024^2 dim 0", lambda: A._softmax.default(a, 0, False)),
     ("native_layer_norm 512x768", lambda: A.native_layer_norm.default(l, [768], w, b, 1e-5)),
+    ("native_layer_norm bf16 512x768", lambda: A.native_layer_norm.default(lbf, [768], wbf, bbf, 1e-5)),
     ("native_layer_norm [1M,16]", lambda: A.native_layer_norm.default(t, [16], None, None, 1e-5)),
     ("max_pool2d 8x64x56x56 k3 s2 p1", lambda: A.max_pool2d_with_indices.default(im, [3, 3], [2, 2], [1, 1])),
     ("batch_norm eval 8x64x56x56", lambda: A.native_batch_norm.default(im, cw, cb, rm, rv, False, 0.1, 1e-5)),

@@ -235,6 +235,55 @@ START_TEST(test_extremes_same_bits)
 }
 END_TEST
 
+/* bfloat16 layer norm: within a bfloat16 rounding of the reference (which
+** computes in double and rounds once), the bits of the fast float32 path on
+** the widened values rounded to bfloat16, with bfloat16 or float32
+** parameters or none. */
+START_TEST(test_layer_norm_bf16)
+{
+    const Shape shapes[4] = {{2, {64, 768}}, {3, {3, 5, 7}}, {2, {9, 8192}}, {2, {1, 1}}};
+    for (int s = 0; s < 4; s++)
+        for (int params = 0; params < 3; params++) {
+            const Shape *sh = &shapes[s];
+            int64_t n = sh->sizes[sh->ndim - 1];
+            EpError err;
+            Tensor *x = filled(DT_BF16, sh->ndim, sh->sizes, s + 11, false);
+            Tensor *w32 = filled(DT_F32, 1, &n, s + 12, false), *b32 = filled(DT_F32, 1, &n, s + 13, false);
+            Tensor *w = params == 1 ? tensor_to_dtype(w32, DT_BF16, &err) : tensor_ref(w32);
+            Tensor *b = params == 1 ? tensor_to_dtype(b32, DT_BF16, &err) : tensor_ref(b32);
+            Tensor *x32 = tensor_to_dtype(x, DT_F32, &err);
+            Tensor *wc = tensor_to_dtype(w, DT_F32, &err), *bc = tensor_to_dtype(b, DT_F32, &err);
+            for (int k = 0; k < 3; k++) {
+                Value vals[5] = {value_tensor(x), value_int_list(1, &n), params ? value_tensor(w) : value_none(),
+                                 params ? value_tensor(b) : value_none(), value_float(1e-5)};
+                Value v32[5] = {value_tensor(x32), value_int_list(1, &n), params ? value_tensor(wc) : value_none(),
+                                params ? value_tensor(bc) : value_none(), value_float(1e-5)};
+                char what[128];
+                snprintf(what, sizeof what, "layer_norm bf16 shape %d params %d output %d", s, params, k);
+                check_op(what, "aten.native_layer_norm.default", 5, vals, k, 1.6e-2, 1.6e-2);
+                Tensor *h = call_op("aten.native_layer_norm.default", 5, vals, true, k);
+                Tensor *f = call_op("aten.native_layer_norm.default", 5, v32, true, k);
+                Tensor *fh = tensor_to_dtype(f, h->dtype, &err);
+                ck_assert_msg(same_bits(h, fh), "%s: not the float32 path rounded", what);
+                ck_assert(h->dtype == (k == 0 || params != 2 ? DT_BF16 : DT_F32));
+                tensor_unref(fh);
+                tensor_unref(f);
+                tensor_unref(h);
+                value_clear(&vals[1]);
+                value_clear(&v32[1]);
+            }
+            tensor_unref(wc);
+            tensor_unref(bc);
+            tensor_unref(x32);
+            tensor_unref(w);
+            tensor_unref(b);
+            tensor_unref(w32);
+            tensor_unref(b32);
+            tensor_unref(x);
+        }
+}
+END_TEST
+
 Suite *suite_reduce_dtypes(void)
 {
     Suite *s = suite_create("reduce_dtypes");
@@ -244,6 +293,7 @@ Suite *suite_reduce_dtypes(void)
     tcase_add_test(tc, test_half_sums);
     tcase_add_test(tc, test_int_sums_same_bits);
     tcase_add_test(tc, test_extremes_same_bits);
+    tcase_add_test(tc, test_layer_norm_bf16);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -469,9 +469,36 @@ static void int_sum_chunk(void *ctx, int64_t begin, int64_t end)
     }
 }
 
+static void int_parts_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    IntSumJob *j = ctx;
+    size_t es = (size_t)dtype_size(j->t);
+    for (int64_t k = begin; k < end; k++) {
+        int64_t at = k * RF_CHUNK, n = j->s.len - at < RF_CHUNK ? j->s.len - at : RF_CHUNK;
+        j->y[k] = row_sum_int(j->x + (size_t)at * es, j->t, n);
+    }
+}
+
 void reduce_fast_sum_int(const void *x, DType t, RfShape s, int64_t *y)
 {
     IntSumJob j = {x, t, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    /* few long rows: pool chunks of each, their partial sums wrapped
+    ** together (in any order the same bits) */
+    int64_t nk = ep_chunks(s.len, RF_CHUNK);
+    int64_t *parts = s.inner == 1 && s.outer < 4 && nk >= 2 ? malloc((size_t)nk * sizeof *parts) : NULL;
+    if (parts) {
+        size_t es = (size_t)dtype_size(t);
+        for (int64_t o = 0; o < s.outer; o++) {
+            IntSumJob pj = {(const char *)x + (size_t)(o * s.len) * es, t, s, parts, 0};
+            ep_parallel_for(nk, 1, int_parts_chunk, &pj);
+            uint64_t tot = 0;
+            for (int64_t k = 0; k < nk; k++)
+                tot += (uint64_t)parts[k];
+            y[o] = (int64_t)tot;
+        }
+        free(parts);
+        return;
+    }
     int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
     ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), int_sum_chunk, &j);
 }
@@ -645,10 +672,13 @@ void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y)
 /* ---- layer norm ---------------------------------------------------------------- */
 
 typedef struct LnJob {
-    const float *x, *w, *b; /* w, b: NULL when absent */
+    const void *x;          /* float32 or bfloat16 (t) */
+    const float *w, *b;     /* NULL when absent */
+    DType t;
     int64_t n;              /* values per row */
     double eps;
-    float *y, *mean, *rstd;
+    void *y;                /* t, as x */
+    float *mean, *rstd;
 } LnJob;
 
 /* The mean of n >= 1 floats (the sum's cascade) and the sum of their
@@ -673,14 +703,30 @@ RF_INLINE void row_moments(const float *x, int64_t n, double *mean, double *m2)
     *m2 = sq;
 }
 
-/* One row: mean and biased variance in double (row_moments), then
-** ((x - mean) * rstd) rounded to float, times w plus b in float, as
-** PyTorch applies its affine parameters. */
-RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
+/* n float32 values rounded to bfloat16 as f32_to_bf16 does: to nearest
+** even, a NaN to the quiet 0x7fc0. */
+RF_INLINE void narrow_bf16(const float *x, int64_t n, uint16_t *y)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        RfV8u u;
+        memcpy(&u, x + i, sizeof u);
+        RfV8u r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        RfV8u nan = (RfV8u)((u & 0x7fffffffu) > 0x7f800000u);
+        r = (r & ~nan) | (0x7fc0u & nan);
+        RfV8h h = __builtin_convertvector(r, RfV8h);
+        memcpy(y + i, &h, sizeof h);
+    }
+    for (; i < n; i++)
+        y[i] = f32_to_bf16(x[i]);
+}
+
+/* One row x -> y of floats: mean and biased variance in double
+** (row_moments), then ((x - mean) * rstd) rounded to float, times w plus b
+** in float, as PyTorch applies its affine parameters. */
+RF_CLONES static void layer_norm_row(const LnJob *j, const float *x, float *y, int64_t r)
 {
     const int64_t n = j->n;
-    const float *x = j->x + r * n;
-    float *y = j->y + r * n;
     double mu, sq;
     row_moments(x, n, &mu, &sq);
     double var = sq / (double)n, rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
@@ -700,16 +746,33 @@ RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
     }
 }
 
-static void layer_norm_chunk(void *ctx, int64_t begin, int64_t end)
+/* bfloat16 rows: each widened into a float row, normalised as float32
+** rows are, the result rounded once to bfloat16. */
+RF_CLONES static void layer_norm_rows_bf16(const LnJob *j, int64_t begin, int64_t end, float *xb, float *yb)
 {
-    for (int64_t r = begin; r < end; r++)
-        layer_norm_row(ctx, r);
+    for (int64_t r = begin; r < end; r++) {
+        widen_half((const uint16_t *)j->x + r * j->n, DT_BF16, j->n, xb);
+        layer_norm_row(j, xb, yb, r);
+        narrow_bf16(yb, j->n, (uint16_t *)j->y + r * j->n);
+    }
 }
 
-void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
-                            float *y, float *mean, float *rstd)
+static void layer_norm_chunk(void *ctx, int64_t begin, int64_t end)
 {
-    LnJob j = {x, w, b, n, eps, y, mean, rstd};
+    const LnJob *j = ctx;
+    if (j->t == DT_F32) {
+        for (int64_t r = begin; r < end; r++)
+            layer_norm_row(j, (const float *)j->x + r * j->n, (float *)j->y + r * j->n, r);
+        return;
+    }
+    float buf[2 * RF_LN_HALF_MAX];
+    layer_norm_rows_bf16(j, begin, end, buf, buf + RF_LN_HALF_MAX);
+}
+
+void reduce_fast_layer_norm(const void *x, DType t, int64_t rows, int64_t n, const float *w, const float *b,
+                            double eps, void *y, float *mean, float *rstd)
+{
+    LnJob j = {x, w, b, t, n, eps, y, mean, rstd};
     ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
 }
 

@@ -130,10 +130,15 @@ double reduce_fast_sum_f32(const float *x, int64_t n);
 /* softmax (or log_softmax) of float32 x along the len axis of s into y. */
 void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y);
 
-/* native_layer_norm of float32 rows: y = (x - mean) * rstd * w + b per row
-** of n values (w, b may be NULL), mean and rstd one float per row. */
-void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
-                            float *y, float *mean, float *rstd);
+/* native_layer_norm of rows of x (float32, or bfloat16 rows of at most
+** reduce_fast_layer_norm_max(t) values: t): y = (x - mean) * rstd * w + b
+** per row of n values, y of x's dtype (w, b float32, may be NULL), mean
+** and rstd one float per row.  bfloat16 rows are normalised as their
+** float32 copies, each result rounded once. */
+void reduce_fast_layer_norm(const void *x, DType t, int64_t rows, int64_t n, const float *w, const float *b,
+                            double eps, void *y, float *mean, float *rstd);
+#define RF_LN_HALF_MAX 8192 /* two float copies of a row on a worker's stack */
+static inline int64_t reduce_fast_layer_norm_max(DType t) { return t == DT_F32 ? INT64_MAX : RF_LN_HALF_MAX; }
 
 /* amax (want_max) or amin of x (float32, float16 or bfloat16: t) along the
 ** len axis of s into float32 y (exact: a half's extreme is one of its
