@@ -703,6 +703,37 @@ RF_INLINE void row_moments(const float *x, int64_t n, double *mean, double *m2)
     *m2 = sq;
 }
 
+/* layer norm's statistics: the mean as row_moments, the squared
+** deviations from it in float lanes (a lane adds at most RF_BLOCK / 32 of
+** them, PyTorch's accuracy class for its float moments), each block's sum
+** kept in double. */
+RF_INLINE void row_moments_ln(const float *x, int64_t n, double *mean, double *m2)
+{
+    double mu = (n <= RF_BLOCK ? block_sum_float(x, n) : row_sum_float(x, n)) / (double)n;
+    const float muf = (float)mu;
+    const RfV8f mv = rf_splat8f(muf);
+    double sq = 0;
+    for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
+        int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK, i = b0;
+        RfV8f a = rf_splat8f(0.0f), b = a, c = a, d = a;
+        for (; i + 32 <= b1; i += 32) {
+            RfV8f d0 = rf_load8f(x + i) - mv, d1 = rf_load8f(x + i + 8) - mv;
+            RfV8f d2 = rf_load8f(x + i + 16) - mv, d3 = rf_load8f(x + i + 24) - mv;
+            a += d0 * d0;
+            b += d1 * d1;
+            c += d2 * d2;
+            d += d3 * d3;
+        }
+        a = (a + b) + (c + d);
+        double s = (double)(((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])));
+        for (; i < b1; i++)
+            s += (double)((x[i] - muf) * (x[i] - muf));
+        sq += s;
+    }
+    *mean = mu;
+    *m2 = sq;
+}
+
 /* n float32 values rounded to bfloat16 as f32_to_bf16 does: to nearest
 ** even, a NaN to the quiet 0x7fc0. */
 RF_INLINE void narrow_bf16(const float *x, int64_t n, uint16_t *y)
@@ -728,7 +759,7 @@ RF_CLONES static void layer_norm_row(const LnJob *j, const float *x, float *y, i
 {
     const int64_t n = j->n;
     double mu, sq;
-    row_moments(x, n, &mu, &sq);
+    row_moments_ln(x, n, &mu, &sq);
     double var = sq / (double)n, rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
     j->mean[r] = (float)mu;
     j->rstd[r] = (float)rs;
