@@ -131,6 +131,9 @@ int main(int argc, char **argv)
         }
         Value av[3] = {x, value_int(-1), value_bool(false)};
         row("argmax 1024^2 dim -1", "aten.argmax.default", 3, av);
+        Value lv[3] = {x, value_int_list(1, dl), value_bool(false)};
+        row("logsumexp 1024^2 dim -1", "aten.logsumexp.default", 3, lv);
+        value_clear(&lv[1]);
     }
     {
         Value vals[3] = {x, value_int(-1), value_bool(false)};

@@ -35,6 +35,7 @@ cases = [
     ("sum i64 1024^2 dim -1", lambda: A.sum.dim_IntList(ai64, [-1])),
     ("sum i64 1024^2 dim 0", lambda: A.sum.dim_IntList(ai64, [0])),
     ("argmax 1024^2 dim -1", lambda: A.argmax.default(a, -1)),
+    ("logsumexp 1024^2 dim -1", lambda: A.logsumexp.default(a, [-1])),
     ("softmax 1024^2 dim -1", lambda: A._softmax.default(a, -1, False)),
     ("log_softmax 1024^2 dim -1", lambda: A._log_softmax.default(a, -1, False)),
     ("softmax 1024^2 dim 0", lambda: A._softmax.default(a, 0, False)),

@@ -2,7 +2,8 @@
 ** test_reduce_dtypes.c -- the fast paths of the reduce family beyond
 ** float32 (interp/ops/reduce_fast.c): sum / mean of float16 / bfloat16
 ** and of the integer types, amax / amin of float16 / bfloat16, argmax /
-** argmin / max.dim of float32 rows, each against the plain reference loops
+** argmin / max.dim of float32 rows, layer norm of bfloat16, logsumexp of
+** float32, each against the plain reference loops
 ** (KernelConfig.use_blas false) and with the same bits for 1, 2 and 4
 ** threads; the vector float16 / bfloat16 widening against dtype.c's, over
 ** every code.
@@ -284,6 +285,40 @@ START_TEST(test_layer_norm_bf16)
 }
 END_TEST
 
+/* float32 logsumexp along the last dims: within a few float roundings of
+** the reference (its exp and sum in double), rows with NaN, +inf and all
+** -inf included, the same bits for any thread count. */
+START_TEST(test_logsumexp)
+{
+    for (size_t s = 0; s < NSHAPES; s++)
+        for (int variant = 0; variant < 2; variant++) {
+            const Shape *sh = &SHAPES[s];
+            Tensor *x = filled(DT_F32, sh->ndim, sh->sizes, s + 91, false);
+            float *p = tensor_data(x);
+            int64_t n = tensor_numel(x), last = sh->sizes[sh->ndim - 1];
+            if (variant == 1) /* row 0: all -inf; row 1: a +inf; row 2: a NaN; values scaled up */
+                for (int64_t i = 0; i < n; i++)
+                    p[i] = i < last ? -INFINITY
+                           : i == last + last / 2 ? INFINITY
+                           : i == 2 * last + 1 ? NAN
+                                               : p[i] * 30;
+            for (int dim = -1; dim < 2 && dim < sh->ndim; dim++) {
+                int64_t dims[2] = {sh->ndim - 1, sh->ndim - 2};
+                int nd = dim < 0 && sh->ndim > 1 ? 2 : 1; /* dim -1: the last two dims at once */
+                if (dim >= 0)
+                    dims[0] = sh->ndim - 1, nd = 1;
+                Value vals[3] = {value_tensor(x), value_int_list(nd, dims), value_bool(dim == 0)};
+                char what[128];
+                snprintf(what, sizeof what, "logsumexp shape %zu variant %d dims %d keep %d", s, variant, nd,
+                         dim == 0);
+                check_op(what, "aten.logsumexp.default", 3, vals, 0, 2e-6, 1e-6);
+                value_clear(&vals[1]);
+            }
+            tensor_unref(x);
+        }
+}
+END_TEST
+
 Suite *suite_reduce_dtypes(void)
 {
     Suite *s = suite_create("reduce_dtypes");
@@ -294,6 +329,7 @@ Suite *suite_reduce_dtypes(void)
     tcase_add_test(tc, test_int_sums_same_bits);
     tcase_add_test(tc, test_extremes_same_bits);
     tcase_add_test(tc, test_layer_norm_bf16);
+    tcase_add_test(tc, test_logsumexp);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -807,6 +807,63 @@ void reduce_fast_layer_norm(const void *x, DType t, int64_t rows, int64_t n, con
     ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
 }
 
+/* ---- logsumexp ------------------------------------------------------------------ */
+
+typedef struct LseJob {
+    const float *x;
+    int64_t len;
+    double *y;
+} LseJob;
+
+/* One row as the reference: m the max (a NaN wins), 0 when infinite, the
+** exps of x - m summed in float lanes per block (rf_exp8f, within 2 ulp),
+** the blocks in double, then log(sum) + m. */
+RF_CLONES static double lse_row(const float *x, int64_t n)
+{
+    RfV8f mv = rf_splat8f(-INFINITY);
+    for (int64_t i = 0; i < n; i += 8) {
+        RfV8f v = load_x(x, i, n);
+        mv = rf_max_nan8f(&mv, &v);
+    }
+    float m = -INFINITY;
+    for (int k = 0; k < 8; k++)
+        m = rf_max_nanf(m, mv[k]);
+    if (isinf(m))
+        m = 0;
+    const RfV8f mm = rf_splat8f(m);
+    double s = 0;
+    for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
+        int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK;
+        RfV8f a0 = rf_splat8f(0.0f), a1 = a0;
+        int64_t i = b0;
+        for (; i + 16 <= b1; i += 16) {
+            RfV8f e0 = rf_load8f(x + i) - mm, e1 = rf_load8f(x + i + 8) - mm;
+            a0 += rf_exp8f(&e0);
+            a1 += rf_exp8f(&e1);
+        }
+        for (; i < b1; i += 8) { /* the pad is -inf: exp gives 0 */
+            RfV8f e = load_x(x, i, b1) - mm;
+            a0 += rf_exp8f(&e);
+        }
+        a0 += a1;
+        s += (double)(((a0[0] + a0[4]) + (a0[1] + a0[5])) + ((a0[2] + a0[6]) + (a0[3] + a0[7])));
+    }
+    return log(s) + m;
+}
+
+static void lse_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    LseJob *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        j->y[r] = lse_row(j->x + r * j->len, j->len);
+}
+
+void reduce_fast_logsumexp(const float *x, int64_t rows, int64_t len, double *y)
+{
+    LseJob j = {x, len, y};
+    ep_parallel_for(rows, grain_for(len * 8), lse_chunk, &j);
+}
+
 /* ---- var / std ------------------------------------------------------------------- */
 
 typedef struct MomentsJob {

@@ -152,6 +152,11 @@ void reduce_fast_extreme(const void *x, DType t, RfShape s, bool want_max, float
 ** gives it: the first NaN, else the first of equal extremes. */
 void reduce_fast_arg_rows(const float *x, int64_t rows, int64_t len, bool want_max, int64_t *idx);
 
+/* y[r] = logsumexp of each of rows contiguous float32 rows of len >= 1
+** values, in double: log(sum(exp(x - m))) + m, m the row's max (0 when
+** infinite), as the reference loops (exp within 2 ulp of theirs). */
+void reduce_fast_logsumexp(const float *x, int64_t rows, int64_t len, double *y);
+
 /* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
 ** of n >= 1 float32 values, in double: var / std's two passes. */
 void reduce_fast_moments(const float *x, int64_t rows, int64_t n, double *mean, double *m2);
