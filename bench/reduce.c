@@ -174,6 +174,9 @@ int main(int argc, char **argv)
         Value bn[7] = {value_tensor(im), value_tensor(w), value_tensor(b), value_tensor(rm), value_tensor(rv),
                        value_float(0.1), value_float(1e-5)};
         row("batch_norm eval 8x64x56x56", "aten._native_batch_norm_legit_no_training.default", 7, bn);
+        Value gn[8] = {value_tensor(im), value_tensor(w), value_tensor(b), value_int(8), value_int(64),
+                       value_int(56 * 56), value_int(32), value_float(1e-5)};
+        row("group_norm 8x64x56x56 G32", "aten.native_group_norm.default", 8, gn);
         tensor_unref(im);
         tensor_unref(w);
         tensor_unref(b);

@@ -44,6 +44,7 @@ cases = [
     ("native_layer_norm [1M,16]", lambda: A.native_layer_norm.default(t, [16], None, None, 1e-5)),
     ("max_pool2d 8x64x56x56 k3 s2 p1", lambda: A.max_pool2d_with_indices.default(im, [3, 3], [2, 2], [1, 1])),
     ("batch_norm eval 8x64x56x56", lambda: A.native_batch_norm.default(im, cw, cb, rm, rv, False, 0.1, 1e-5)),
+    ("group_norm 8x64x56x56 G32", lambda: A.native_group_norm.default(im, cw, cb, 8, 64, 56 * 56, 32, 1e-5)),
 ]
 for name, f in cases:
     best = float("inf")

@@ -2,8 +2,8 @@
 ** test_reduce_dtypes.c -- the fast paths of the reduce family beyond
 ** float32 (interp/ops/reduce_fast.c): sum / mean of float16 / bfloat16
 ** and of the integer types, amax / amin of float16 / bfloat16, argmax /
-** argmin / max.dim of float32 rows, layer norm of bfloat16, logsumexp of
-** float32, each against the plain reference loops
+** argmin / max.dim of float32 rows, layer norm of bfloat16, logsumexp and
+** group norm of float32, each against the plain reference loops
 ** (KernelConfig.use_blas false) and with the same bits for 1, 2 and 4
 ** threads; the vector float16 / bfloat16 widening against dtype.c's, over
 ** every code.
@@ -319,6 +319,34 @@ START_TEST(test_logsumexp)
 }
 END_TEST
 
+/* float32 group norm: within a few float roundings of the reference
+** (which runs PyTorch's formula in double), any thread count the same
+** bits. */
+START_TEST(test_group_norm)
+{
+    static const struct {
+        int64_t N, C, HxW, G;
+    } cases[] = {{2, 6, 35, 3}, {1, 4, 1, 2}, {3, 8, 1089, 4}, {2, 32, 64, 32}, {1, 3, 70001, 1}};
+    for (size_t s = 0; s < sizeof cases / sizeof *cases; s++)
+        for (int affine = 0; affine < 2; affine++) {
+            int64_t sz[3] = {cases[s].N, cases[s].C, cases[s].HxW};
+            Tensor *x = filled(DT_F32, 3, sz, s + 51, false);
+            Tensor *w = filled(DT_F32, 1, &sz[1], s + 52, false), *b = filled(DT_F32, 1, &sz[1], s + 53, false);
+            for (int k = 0; k < 3; k++) {
+                Value vals[8] = {value_tensor(x), affine ? value_tensor(w) : value_none(),
+                                 affine ? value_tensor(b) : value_none(), value_int(cases[s].N), value_int(cases[s].C),
+                                 value_int(cases[s].HxW), value_int(cases[s].G), value_float(1e-5)};
+                char what[128];
+                snprintf(what, sizeof what, "native_group_norm case %zu affine %d output %d", s, affine, k);
+                check_op(what, "aten.native_group_norm.default", 8, vals, k, 2e-6, 1e-6);
+            }
+            tensor_unref(w);
+            tensor_unref(b);
+            tensor_unref(x);
+        }
+}
+END_TEST
+
 Suite *suite_reduce_dtypes(void)
 {
     Suite *s = suite_create("reduce_dtypes");
@@ -330,6 +358,7 @@ Suite *suite_reduce_dtypes(void)
     tcase_add_test(tc, test_extremes_same_bits);
     tcase_add_test(tc, test_layer_norm_bf16);
     tcase_add_test(tc, test_logsumexp);
+    tcase_add_test(tc, test_group_norm);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -722,10 +722,32 @@ static EpStatus gn_core(OpCall *c, Tensor *x, Tensor *w, Tensor *b, int64_t N, i
     if (N * C * HxW != tensor_numel(x))
         return op_fail(c, "Expected the input to have N*C*HxW = %lld elements, but it has %lld",
                        (long long)(N * C * HxW), (long long)tensor_numel(x));
+    int64_t gsz[2] = {N, G};
+    if (x->dtype == DT_F32 && !mixed && N * C * HxW > 0 && reduce_fast_enabled(c) && tensor_is_contiguous(x) &&
+        (!w || tensor_is_contiguous(w)) && (!b || tensor_is_contiguous(b))) {
+        Tensor *out = tensor_empty(DT_F32, x->ndim, x->sizes, c->err);
+        Tensor *mean = out ? tensor_empty(DT_F32, 2, gsz, c->err) : NULL;
+        Tensor *rstd = mean ? tensor_empty(DT_F32, 2, gsz, c->err) : NULL;
+        if (!rstd) {
+            tensor_unref(out);
+            tensor_unref(mean);
+            return c->err->code;
+        }
+        reduce_fast_group_norm(tensor_data(x), N, C, HxW, G, w ? tensor_data(w) : NULL, b ? tensor_data(b) : NULL,
+                               eps, tensor_data(out), tensor_data(mean), tensor_data(rstd));
+        out_tensor(c, 0, out);
+        if (want_stats) {
+            out_tensor(c, 1, mean);
+            out_tensor(c, 2, rstd);
+        } else {
+            tensor_unref(mean);
+            tensor_unref(rstd);
+        }
+        return EP_OK;
+    }
     Tensor *in[3] = {x, w, b}, *d[3];
     if (!load_f64(c, 3, in, d))
         return c->err->code;
-    int64_t gsz[2] = {N, G};
     Tensor *out = tensor_empty(DT_F64, x->ndim, x->sizes, c->err);
     Tensor *mean = out ? tensor_empty(DT_F64, 2, gsz, c->err) : NULL;
     Tensor *rstd = mean ? tensor_empty(DT_F64, 2, gsz, c->err) : NULL;

@@ -807,6 +807,58 @@ void reduce_fast_layer_norm(const void *x, DType t, int64_t rows, int64_t n, con
     ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
 }
 
+/* ---- group norm ------------------------------------------------------------------ */
+
+typedef struct GnJob {
+    const float *x, *w, *b; /* w, b: NULL when absent */
+    int64_t C, HxW, G;
+    double eps;
+    float *y, *mean, *rstd;
+} GnJob;
+
+/* One (n, g) group: a contiguous run of C / G channels of HxW values.
+** Statistics as var's (row_moments, in double), then per channel as
+** PyTorch's kernel: y = x * a + c in float with a = rstd * w and
+** c = b - mean * a (within a rounding of the terms of the reference's
+** double ((x - mean) * rstd) * w + b). */
+RF_CLONES static void group_norm_group(const GnJob *j, int64_t task)
+{
+    const int64_t cg = j->C / j->G, n = task / j->G, g = task % j->G, L = j->HxW;
+    const int64_t at = (n * j->C + g * cg) * L;
+    double mu, sq;
+    row_moments(j->x + at, cg * L, &mu, &sq);
+    double var = sq / (double)(cg * L), rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
+    j->mean[task] = (float)mu;
+    j->rstd[task] = (float)rs;
+    for (int64_t ci = 0; ci < cg; ci++) {
+        const int64_t ch = g * cg + ci;
+        const double a = rs * (j->w ? j->w[ch] : 1), c = (j->b ? j->b[ch] : 0) - mu * a;
+        const RfV8f av = rf_splat8f((float)a), cv = rf_splat8f((float)c);
+        const float *x = j->x + at + ci * L;
+        float *y = j->y + at + ci * L;
+        int64_t i = 0;
+        for (; i + 8 <= L; i += 8) {
+            RfV8f t = rf_load8f(x + i) * av + cv;
+            rf_store8f(y + i, &t);
+        }
+        for (; i < L; i++)
+            y[i] = x[i] * (float)a + (float)c;
+    }
+}
+
+static void group_norm_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    for (int64_t t = begin; t < end; t++)
+        group_norm_group(ctx, t);
+}
+
+void reduce_fast_group_norm(const float *x, int64_t N, int64_t C, int64_t HxW, int64_t G, const float *w,
+                            const float *b, double eps, float *y, float *mean, float *rstd)
+{
+    GnJob j = {x, w, b, C, HxW, G, eps, y, mean, rstd};
+    ep_parallel_for(N * G, grain_for(C / G * HxW * 3), group_norm_chunk, &j);
+}
+
 /* ---- logsumexp ------------------------------------------------------------------ */
 
 typedef struct LseJob {
@@ -1116,10 +1168,9 @@ RF_CLONES static int64_t arg_row(const float *x, int64_t n, bool want_max)
     for (; i + 8 <= n; i += 8) {
         RfV8f v = rf_load8f(x + i);
         RfV8i hit = nan ? v != v : v == mv;
-        bool any = false;
-        for (int k = 0; k < 8; k++)
-            any |= hit[k] != 0;
-        if (any)
+        uint64_t w[4];
+        memcpy(w, &hit, sizeof w);
+        if (w[0] | w[1] | w[2] | w[3])
             break;
     }
     for (; i < n; i++)

@@ -152,6 +152,13 @@ void reduce_fast_extreme(const void *x, DType t, RfShape s, bool want_max, float
 ** gives it: the first NaN, else the first of equal extremes. */
 void reduce_fast_arg_rows(const float *x, int64_t rows, int64_t len, bool want_max, int64_t *idx);
 
+/* native_group_norm of a contiguous float32 x seen as [N, C, HxW] (C a
+** multiple of G >= 1): per (n, group) mean and rstd (one float each, [N,
+** G]) in double, then y = x * a + c in float per channel, a = rstd * w[c]
+** and c = b[c] - mean * a (w, b may be NULL), PyTorch's formula. */
+void reduce_fast_group_norm(const float *x, int64_t N, int64_t C, int64_t HxW, int64_t G, const float *w,
+                            const float *b, double eps, float *y, float *mean, float *rstd);
+
 /* y[r] = logsumexp of each of rows contiguous float32 rows of len >= 1
 ** values, in double: log(sum(exp(x - m))) + m, m the row's max (0 when
 ** infinite), as the reference loops (exp within 2 ulp of theirs). */
