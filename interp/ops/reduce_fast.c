@@ -216,25 +216,55 @@ RF_INLINE void widen_int(const void *x, DType t, int64_t n, int64_t *y)
     }
 }
 
-/* The block of a run of type t at value index i: values of float16 /
-** bfloat16 widened into buf (RF_BLOCK floats) first, so a half tensor sums
-** with the bits of its float32 copy. */
-RF_INLINE double block_sum_any(const void *x, DType t, int64_t i, int64_t n, float *buf)
+/* Element i of x of type t (float32, float16 or bfloat16) as a float. */
+RF_INLINE float rf_get(const void *x, DType t, int64_t i)
+{
+    return t == DT_F32 ? ((const float *)x)[i]
+           : t == DT_F16 ? f16_to_f32(((const uint16_t *)x)[i])
+                         : bf16_to_f32(((const uint16_t *)x)[i]);
+}
+
+/* Eight halves widened (bf: bfloat16, else float16; a constant where
+** inlined). */
+RF_INLINE RfV8f rf_half8(const uint16_t *p, bool bf) { return bf ? rf_bf16x8(p) : rf_f16x8(p); }
+
+/* block_sum_float over float16 / bfloat16 values widened as they are
+** loaded: the same adds in the same order, so the bits of the float32
+** copy's sum. */
+RF_INLINE double block_sum_half(const uint16_t *x, int64_t n, bool bf)
+{
+    RfV8f a = rf_splat8f(0.0f), b = a, c = a, d = a;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a += rf_half8(x + i, bf);
+        b += rf_half8(x + i + 8, bf);
+        c += rf_half8(x + i + 16, bf);
+        d += rf_half8(x + i + 24, bf);
+    }
+    a = (a + b) + (c + d);
+    double s = (double)(((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])));
+    for (; i < n; i++)
+        s += bf ? bf16_to_f32(x[i]) : f16_to_f32(x[i]);
+    return s;
+}
+
+/* The block of n values of type t at value index i. */
+RF_INLINE double block_sum_any(const void *x, DType t, int64_t i, int64_t n)
 {
     switch (t) {
     case DT_F64: return block_sum_double((const double *)x + i, n);
     case DT_F32: return block_sum_float((const float *)x + i, n);
-    default: widen_half((const uint16_t *)x + i, t, n, buf); return block_sum_float(buf, n);
+    case DT_BF16: return block_sum_half((const uint16_t *)x + i, n, true);
+    default: return block_sum_half((const uint16_t *)x + i, n, false);
     }
 }
 
 /* A run of n values: its blocks through the cascade. */
 RF_CLONES static double row_sum(const void *x, DType t, int64_t n)
 {
-    float buf[RF_BLOCK];
     Cascade c = {.top = 0, .count = 0};
     for (int64_t i = 0; i < n; i += RF_BLOCK)
-        cascade_push(&c, block_sum_any(x, t, i, n - i < RF_BLOCK ? n - i : RF_BLOCK, buf));
+        cascade_push(&c, block_sum_any(x, t, i, n - i < RF_BLOCK ? n - i : RF_BLOCK));
     return cascade_total(&c, 0, false);
 }
 
@@ -247,27 +277,36 @@ double reduce_fast_sum_f32(const float *x, int64_t n) { return row_sum_float(x, 
 ** rows at a time into a float strip (the lane length of block_sum_float),
 ** each strip added into double totals; float64: RF_BLOCK rows into a
 ** double strip, strips added in order. */
+/* One row of a column strip added into blk: float32 (half false) or
+** float16 / bfloat16 (bf) widened as loaded. */
+RF_INLINE void col_add_row(float *blk, const void *row, int64_t ncols, bool half, bool bf)
+{
+    int64_t j = 0;
+    for (; j + 8 <= ncols; j += 8) {
+        RfV8f v = rf_load8f(blk + j) + (half ? rf_half8((const uint16_t *)row + j, bf) : rf_load8f((const float *)row + j));
+        rf_store8f(blk + j, &v);
+    }
+    for (; j < ncols; j++)
+        blk[j] += half ? rf_get(row, bf ? DT_BF16 : DT_F16, j) : ((const float *)row)[j];
+}
+
 RF_CLONES static void col_sum_float(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, double *y)
 {
     double tot[RF_COLS];
-    float blk[RF_COLS], wide[RF_COLS];
+    float blk[RF_COLS];
+    size_t es = t == DT_F32 ? 4 : 2;
     memset(tot, 0, sizeof tot);
     for (int64_t r0 = 0; r0 < len; r0 += RF_ROWS) {
         int64_t r1 = len - r0 < RF_ROWS ? len : r0 + RF_ROWS;
         memset(blk, 0, sizeof blk);
         for (int64_t r = r0; r < r1; r++) {
-            const float *row = (const float *)x + r * inner;
-            if (t != DT_F32) {
-                widen_half((const uint16_t *)x + r * inner, t, ncols, wide);
-                row = wide;
-            }
-            int64_t j = 0;
-            for (; j + 8 <= ncols; j += 8) {
-                RfV8f v = rf_load8f(blk + j) + rf_load8f(row + j);
-                rf_store8f(blk + j, &v);
-            }
-            for (; j < ncols; j++)
-                blk[j] += row[j];
+            const void *row = (const char *)x + (size_t)(r * inner) * es;
+            if (t == DT_F32)
+                col_add_row(blk, row, ncols, false, false);
+            else if (t == DT_BF16)
+                col_add_row(blk, row, ncols, true, true);
+            else
+                col_add_row(blk, row, ncols, true, false);
         }
         int64_t j = 0;
         for (; j + 4 <= ncols; j += 4) {
@@ -972,14 +1011,6 @@ void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_
 }
 
 /* ---- amax / amin ------------------------------------------------------------------ */
-
-/* Element i of x of type t (float32, float16 or bfloat16) as a float. */
-RF_INLINE float rf_get(const void *x, DType t, int64_t i)
-{
-    return t == DT_F32 ? ((const float *)x)[i]
-           : t == DT_F16 ? f16_to_f32(((const uint16_t *)x)[i])
-                         : bf16_to_f32(((const uint16_t *)x)[i]);
-}
 
 /* The reference's answer for a run whose lanes found a NaN or a zero
 ** extreme: the first NaN, else the first value equal to m (which picks the
