@@ -1,8 +1,10 @@
 /*
 ** reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
-** var / std, softmax / log_softmax, layer norm and batch norm in
-** evaluation (declared in reduce_fast.h, which says when kernels take them
-** and why their bits do not depend on the CPU or the thread count).
+** argmax / argmin, var / std, logsumexp, softmax / log_softmax, layer
+** norm, group norm and batch norm in evaluation (declared in
+** reduce_fast.h, which says when kernels take them and why their bits do
+** not depend on the CPU or the thread count).  float16 / bfloat16 values
+** are widened to float32 as they are loaded, integers to int64.
 **
 ** A contiguous input is seen as [outer, len, inner] around the folded axis:
 **   - inner == 1 (the last dims fold): each result owns a contiguous run,

@@ -1,8 +1,9 @@
 /*
 ** reduce_fast.h -- the vectorized fast paths of the reduce family and the
-** norms: sums, means, amax / amin, var / std, softmax, layer norm and
-** batch norm in evaluation straight from a contiguous input, without
-** gathering rows (interp/ops/reduce_fast.c).
+** norms: sums and means (float32/64, float16 / bfloat16, integers), amax /
+** amin, argmax / argmin, var / std, logsumexp, softmax, layer norm, group
+** norm and batch norm in evaluation straight from a contiguous input,
+** without gathering rows (interp/ops/reduce_fast.c).
 **
 ** The plain loops of reduce.c / reduce_softmax.c / nn_norm.c stay the
 ** reference; a kernel takes a fast path only when reduce_fast_enabled(c)
