@@ -108,6 +108,34 @@ int main(int argc, char **argv)
         value_clear(&var[1]);
     }
     {
+        /* the other dtypes: halves widened in the loop, integers in int64 */
+        const DType dts[4] = {DT_F16, DT_BF16, DT_I32, DT_I64};
+        const char *names[4] = {"f16", "bf16", "i32", "i64"};
+        for (int k = 0; k < 4; k++) {
+            Tensor *c = tensor_to_dtype(a, dts[k], &err);
+            Value vals[3] = {value_tensor(c), value_int_list(1, dl), value_bool(false)};
+            char label[64];
+            snprintf(label, sizeof label, "sum %s 1024^2 dim -1", names[k]);
+            row(label, "aten.sum.dim_IntList", 3, vals);
+            value_clear(&vals[1]);
+            vals[1] = value_int_list(1, d0);
+            snprintf(label, sizeof label, "sum %s 1024^2 dim 0", names[k]);
+            row(label, "aten.sum.dim_IntList", 3, vals);
+            value_clear(&vals[1]);
+            if (k == 0) {
+                vals[1] = value_int_list(1, dl);
+                row("amax f16 1024^2 dim -1", "aten.amax.default", 3, vals);
+                value_clear(&vals[1]);
+            }
+            tensor_unref(c);
+        }
+        Value av[3] = {x, value_int(-1), value_bool(false)};
+        row("argmax 1024^2 dim -1", "aten.argmax.default", 3, av);
+        Value lv[3] = {x, value_int_list(1, dl), value_bool(false)};
+        row("logsumexp 1024^2 dim -1", "aten.logsumexp.default", 3, lv);
+        value_clear(&lv[1]);
+    }
+    {
         Value vals[3] = {x, value_int(-1), value_bool(false)};
         row("softmax 1024^2 dim -1", "aten._softmax.default", 3, vals);
         row("log_softmax 1024^2 dim -1", "aten._log_softmax.default", 3, vals);
@@ -119,6 +147,13 @@ int main(int argc, char **argv)
         Tensor *w = randn(1, n1), *b = randn(1, n1);
         Value vals[5] = {value_tensor(l), value_int_list(1, n1), value_tensor(w), value_tensor(b), value_float(1e-5)};
         row("native_layer_norm 512x768", "aten.native_layer_norm.default", 5, vals);
+        Tensor *lb = tensor_to_dtype(l, DT_BF16, &err), *wb = tensor_to_dtype(w, DT_BF16, &err),
+               *bb = tensor_to_dtype(b, DT_BF16, &err);
+        Value vb[5] = {value_tensor(lb), vals[1], value_tensor(wb), value_tensor(bb), value_float(1e-5)};
+        row("native_layer_norm bf16 512x768", "aten.native_layer_norm.default", 5, vb);
+        tensor_unref(lb);
+        tensor_unref(wb);
+        tensor_unref(bb);
         value_clear(&vals[1]);
         Value v2[5] = {value_tensor(t), value_int_list(1, n2), value_none(), value_none(), value_float(1e-5)};
         row("native_layer_norm [1M,16]", "aten.native_layer_norm.default", 5, v2);
@@ -139,6 +174,9 @@ int main(int argc, char **argv)
         Value bn[7] = {value_tensor(im), value_tensor(w), value_tensor(b), value_tensor(rm), value_tensor(rv),
                        value_float(0.1), value_float(1e-5)};
         row("batch_norm eval 8x64x56x56", "aten._native_batch_norm_legit_no_training.default", 7, bn);
+        Value gn[8] = {value_tensor(im), value_tensor(w), value_tensor(b), value_int(8), value_int(64),
+                       value_int(56 * 56), value_int(32), value_float(1e-5)};
+        row("group_norm 8x64x56x56 G32", "aten.native_group_norm.default", 8, gn);
         tensor_unref(im);
         tensor_unref(w);
         tensor_unref(b);
@@ -159,7 +197,7 @@ int main(int argc, char **argv)
             double t0 = bench_now();
             reduce_fast_softmax(xa, (RfShape){1024, 1024, 1}, false, y);
             double t1 = bench_now();
-            reduce_fast_layer_norm(xl, 512, 768, NULL, NULL, 1e-5, y, st, st + 512);
+            reduce_fast_layer_norm(xl, DT_F32, 512, 768, NULL, NULL, 1e-5, y, st, st + 512);
             double t2 = bench_now();
             reduce_fast_affine_planes(xa, 16 * 64, 64, 1024, ab, ab + 64, y);
             double t3 = bench_now();

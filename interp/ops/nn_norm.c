@@ -555,31 +555,41 @@ static EpStatus check_norm_shape(OpCall *c, const Tensor *x, int nn, const int64
     return EP_OK;
 }
 
-/* layer norm of a contiguous float32 x (reduce_fast.c): outer rows of
-** inner values, statistics in double, the output in float. */
+/* layer norm of a contiguous float32 or bfloat16 x (reduce_fast.c): outer
+** rows of inner values, statistics in double, the output in float (for
+** bfloat16 rounded once more); bfloat16 parameters widened to float32
+** (exact), statistics in stat_dtype. */
 static EpStatus layer_norm_fast(OpCall *c, Tensor *x, Tensor *w, Tensor *b, double eps, int nn, int64_t outer,
-                                int64_t inner, bool native)
+                                int64_t inner, bool native, DType stat_dtype)
 {
     int64_t msz[EP_MAX_DIMS];
     for (int i = 0; i < x->ndim; i++)
         msz[i] = i < x->ndim - nn ? x->sizes[i] : 1;
-    Tensor *out = tensor_empty(DT_F32, x->ndim, x->sizes, c->err);
+    Tensor *wf = w ? tensor_as_contiguous_dtype(w, DT_F32, c->err) : NULL;
+    Tensor *bf = b ? tensor_as_contiguous_dtype(b, DT_F32, c->err) : NULL;
+    Tensor *out = (!w || wf) && (!b || bf) ? tensor_empty(x->dtype, x->ndim, x->sizes, c->err) : NULL;
     Tensor *mean = out ? tensor_empty(DT_F32, x->ndim, msz, c->err) : NULL;
     Tensor *rstd = mean ? tensor_empty(DT_F32, x->ndim, msz, c->err) : NULL;
-    if (!rstd) {
+    if (rstd)
+        reduce_fast_layer_norm(tensor_data(x), x->dtype, outer, inner, wf ? tensor_data(wf) : NULL,
+                               bf ? tensor_data(bf) : NULL, eps, tensor_data(out), tensor_data(mean),
+                               tensor_data(rstd));
+    tensor_unref(wf);
+    tensor_unref(bf);
+    Tensor *m = rstd && native ? tensor_as_contiguous_dtype(mean, stat_dtype, c->err) : NULL;
+    Tensor *r = m ? tensor_as_contiguous_dtype(rstd, stat_dtype, c->err) : NULL;
+    tensor_unref(mean);
+    tensor_unref(rstd);
+    if (!out || (native && !r)) {
         tensor_unref(out);
-        tensor_unref(mean);
-        return c->err->code;
+        tensor_unref(m);
+        tensor_unref(r);
+        return c->err->code ? c->err->code : EP_ERR_EXEC;
     }
-    reduce_fast_layer_norm(tensor_data(x), outer, inner, w ? tensor_data(w) : NULL, b ? tensor_data(b) : NULL, eps,
-                           tensor_data(out), tensor_data(mean), tensor_data(rstd));
     out_tensor(c, 0, out);
     if (native) {
-        out_tensor(c, 1, mean);
-        out_tensor(c, 2, rstd);
-    } else {
-        tensor_unref(mean);
-        tensor_unref(rstd);
+        out_tensor(c, 1, m);
+        out_tensor(c, 2, r);
     }
     return EP_OK;
 }
@@ -601,9 +611,9 @@ EpStatus k_layer_norm(OpCall *c)
     if (rc || (rc = check_params(c, "LayerNormKernelImpl", x, params, 2, &mixed)))
         return rc;
     const int64_t inner = shape_numel(nn, ns), outer = inner ? tensor_numel(x) / inner : shape_numel(x->ndim - nn, x->sizes);
-    if (x->dtype == DT_F32 && !mixed && inner > 0 && reduce_fast_enabled(c) && tensor_is_contiguous(x) &&
-        (!w || tensor_is_contiguous(w)) && (!b || tensor_is_contiguous(b)))
-        return layer_norm_fast(c, x, w, b, eps, nn, outer, inner, native);
+    if (((x->dtype == DT_F32 && !mixed) || x->dtype == DT_BF16) && inner > 0 &&
+        inner <= reduce_fast_layer_norm_max(x->dtype) && reduce_fast_enabled(c) && tensor_is_contiguous(x))
+        return layer_norm_fast(c, x, w, b, eps, nn, outer, inner, native, mixed ? DT_F32 : x->dtype);
     Tensor *in[3] = {x, w, b}, *d[3];
     if (!load_f64(c, 3, in, d))
         return c->err->code;
@@ -712,10 +722,32 @@ static EpStatus gn_core(OpCall *c, Tensor *x, Tensor *w, Tensor *b, int64_t N, i
     if (N * C * HxW != tensor_numel(x))
         return op_fail(c, "Expected the input to have N*C*HxW = %lld elements, but it has %lld",
                        (long long)(N * C * HxW), (long long)tensor_numel(x));
+    int64_t gsz[2] = {N, G};
+    if (x->dtype == DT_F32 && !mixed && N * C * HxW > 0 && reduce_fast_enabled(c) && tensor_is_contiguous(x) &&
+        (!w || tensor_is_contiguous(w)) && (!b || tensor_is_contiguous(b))) {
+        Tensor *out = tensor_empty(DT_F32, x->ndim, x->sizes, c->err);
+        Tensor *mean = out ? tensor_empty(DT_F32, 2, gsz, c->err) : NULL;
+        Tensor *rstd = mean ? tensor_empty(DT_F32, 2, gsz, c->err) : NULL;
+        if (!rstd) {
+            tensor_unref(out);
+            tensor_unref(mean);
+            return c->err->code;
+        }
+        reduce_fast_group_norm(tensor_data(x), N, C, HxW, G, w ? tensor_data(w) : NULL, b ? tensor_data(b) : NULL,
+                               eps, tensor_data(out), tensor_data(mean), tensor_data(rstd));
+        out_tensor(c, 0, out);
+        if (want_stats) {
+            out_tensor(c, 1, mean);
+            out_tensor(c, 2, rstd);
+        } else {
+            tensor_unref(mean);
+            tensor_unref(rstd);
+        }
+        return EP_OK;
+    }
     Tensor *in[3] = {x, w, b}, *d[3];
     if (!load_f64(c, 3, in, d))
         return c->err->code;
-    int64_t gsz[2] = {N, G};
     Tensor *out = tensor_empty(DT_F64, x->ndim, x->sizes, c->err);
     Tensor *mean = out ? tensor_empty(DT_F64, 2, gsz, c->err) : NULL;
     Tensor *rstd = mean ? tensor_empty(DT_F64, 2, gsz, c->err) : NULL;

@@ -245,21 +245,29 @@ static void fold_int64(FoldKind kind, const int64_t *x, int64_t nrows, int64_t l
     }
 }
 
-/* sum or mean of a contiguous float32 / float64 src without gathering
-** (reduce_fast.c), rounded and divided as fold_float / fold_double do. */
+/* sum or mean of a contiguous src without gathering (reduce_fast.c):
+** float32 / float64 rounded and divided as fold_float / fold_double do,
+** float16 / bfloat16 summed as their float32 copy would be (a float32
+** result, rounded to the output dtype by the caller), integers in int64. */
 static Tensor *fold_fast(OpCall *c, FoldKind kind, const Tensor *src, const ReducePlan *p, RfShape fs)
 {
-    Tensor *res = tensor_empty(src->dtype, p->out_ndim, p->out_sizes, c->err);
+    DType st = src->dtype;
+    DType rt = dtype_is_integral(st) ? DT_I64 : st == DT_F64 ? DT_F64 : DT_F32;
+    Tensor *res = tensor_empty(rt, p->out_ndim, p->out_sizes, c->err);
     if (!res)
         return NULL;
-    bool f32 = src->dtype == DT_F32;
+    if (rt == DT_I64) {
+        reduce_fast_sum_int(tensor_data(src), st, fs, tensor_data(res));
+        return res;
+    }
+    bool f32 = rt == DT_F32;
     double *y = f32 ? malloc((size_t)p->nrows * sizeof *y) : tensor_data(res);
     if (!y) {
         tensor_unref(res);
         op_fail(c, "out of memory");
         return NULL;
     }
-    reduce_fast_sum(tensor_data(src), f32, fs, y);
+    reduce_fast_sum(tensor_data(src), st, fs, y);
     if (f32) {
         float *r = tensor_data(res);
         for (int64_t i = 0; i < p->nrows; i++)
@@ -270,6 +278,20 @@ static Tensor *fold_fast(OpCall *c, FoldKind kind, const Tensor *src, const Redu
             y[i] /= (double)p->rowlen;
     }
     return res;
+}
+
+/* Whether a sum or mean of self that the reference computes on a copy of
+** dtype cast can read self instead: float16 / bfloat16 widen to float32 and
+** integers to int64 exactly, inside the fast path. */
+static bool fold_reads_self(FoldKind kind, DType self_t, DType cast)
+{
+    if (kind != FOLD_SUM && kind != FOLD_MEAN)
+        return false;
+    if (self_t == cast)
+        return true;
+    if (self_t == DT_F16 || self_t == DT_BF16)
+        return cast == DT_F32;
+    return dtype_is_integral(self_t) && cast == DT_I64;
 }
 
 /* The result dtype of a fold, or DT_INVALID after reporting why PyTorch
@@ -314,17 +336,16 @@ static EpStatus fold(OpCall *c, FoldKind kind, int dim_arg, bool keepdim, DType 
     DType cast = (kind == FOLD_MEAN && (out == DT_F16 || out == DT_BF16)) ? DT_F32 : out;
     if (kind == FOLD_NANMEAN && given == DT_INVALID)
         cast = self->dtype;
+    DType ct = reduce_compute_dtype(cast);
+    RfShape fs;
+    if (fold_reads_self(kind, self->dtype, cast) && reduce_fast_enabled(c) &&
+        reduce_fast_shape(self, p.reduced, &fs)) {
+        Tensor *fres = fold_fast(c, kind, self, &p, fs);
+        return fres ? reduce_out(c, 0, fres, out) : c->err->code;
+    }
     Tensor *src = self->dtype == cast ? tensor_ref(self) : tensor_to_dtype(self, cast, c->err);
     if (!src)
         return c->err->code;
-    DType ct = reduce_compute_dtype(cast);
-    RfShape fs;
-    if ((kind == FOLD_SUM || kind == FOLD_MEAN) && ct != DT_I64 && src->dtype == ct && reduce_fast_enabled(c) &&
-        reduce_fast_shape(src, p.reduced, &fs)) {
-        Tensor *fres = fold_fast(c, kind, src, &p, fs);
-        tensor_unref(src);
-        return fres ? reduce_out(c, 0, fres, out) : c->err->code;
-    }
     Tensor *rows = reduce_rows(src, &p, ct, c->err);
     Tensor *res = rows ? tensor_empty(ct, p.out_ndim, p.out_sizes, c->err) : NULL;
     tensor_unref(src);

@@ -1,8 +1,10 @@
 /*
 ** reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
-** var / std, softmax / log_softmax, layer norm and batch norm in
-** evaluation (declared in reduce_fast.h, which says when kernels take them
-** and why their bits do not depend on the CPU or the thread count).
+** argmax / argmin, var / std, logsumexp, softmax / log_softmax, layer
+** norm, group norm and batch norm in evaluation (declared in
+** reduce_fast.h, which says when kernels take them and why their bits do
+** not depend on the CPU or the thread count).  float16 / bfloat16 values
+** are widened to float32 as they are loaded, integers to int64.
 **
 ** A contiguous input is seen as [outer, len, inner] around the folded axis:
 **   - inner == 1 (the last dims fold): each result owns a contiguous run,
@@ -130,41 +132,183 @@ RF_INLINE double block_sum_double(const double *x, int64_t n)
     return s;
 }
 
-/* A run of n values: its blocks through the cascade. */
-#define DEFINE_ROW_SUM(T)                                                                \
-    RF_CLONES static double row_sum_##T(const T *x, int64_t n)                           \
-    {                                                                                    \
-        Cascade c = {.top = 0, .count = 0};                                              \
-        for (int64_t i = 0; i < n; i += RF_BLOCK)                                        \
-            cascade_push(&c, block_sum_##T(x + i, n - i < RF_BLOCK ? n - i : RF_BLOCK)); \
-        return cascade_total(&c, 0, false);                                              \
+/* ---- float16 / bfloat16 / integers widened ------------------------------------- */
+
+typedef uint16_t RfV8h __attribute__((vector_size(16)));
+typedef uint32_t RfV8u __attribute__((vector_size(32)));
+
+/* Eight float16 values as float32, exactly as f16_to_f32: the exponent and
+** mantissa bits moved into a float's place and scaled by 2^112 (a power of
+** two, so exact, subnormals included), infinities and NaNs given the full
+** exponent, then the sign. */
+RF_INLINE RfV8f rf_f16x8(const uint16_t *p)
+{
+    RfV8h h;
+    memcpy(&h, p, sizeof h);
+    RfV8u u = __builtin_convertvector(h, RfV8u);
+    RfV8u sign = (u & 0x8000u) << 16, em = (u & 0x7fffu) << 13;
+    RfV8u scaled = (RfV8u)((RfV8f)em * rf_splat8f(0x1p112f));
+    RfV8u special = (RfV8u)(em >= (0x7c00u << 13));
+    return (RfV8f)(((scaled & ~special) | ((em | 0x7f800000u) & special)) | sign);
+}
+
+RF_INLINE RfV8f rf_bf16x8(const uint16_t *p)
+{
+    RfV8h h;
+    memcpy(&h, p, sizeof h);
+    return (RfV8f)(__builtin_convertvector(h, RfV8u) << 16);
+}
+
+/* n float16 (t DT_F16) or bfloat16 values as float32 in y. */
+RF_INLINE void widen_half(const uint16_t *x, DType t, int64_t n, float *y)
+{
+    int64_t i = 0;
+    if (t == DT_F16) {
+        for (; i + 8 <= n; i += 8) {
+            RfV8f v = rf_f16x8(x + i);
+            rf_store8f(y + i, &v);
+        }
+        for (; i < n; i++)
+            y[i] = f16_to_f32(x[i]);
+    } else {
+        for (; i + 8 <= n; i += 8) {
+            RfV8f v = rf_bf16x8(x + i);
+            rf_store8f(y + i, &v);
+        }
+        for (; i < n; i++)
+            y[i] = bf16_to_f32(x[i]);
     }
-DEFINE_ROW_SUM(float)
-DEFINE_ROW_SUM(double)
+}
+
+RF_CLONES void reduce_fast_widen_half(const uint16_t *x, DType t, int64_t n, float *y) { widen_half(x, t, n, y); }
+
+typedef int32_t RfV4i __attribute__((vector_size(16)));
+typedef int64_t RfV4l __attribute__((vector_size(32)));
+
+/* n values of the integer type t (bool, uint8 ... int64) as int64 in y. */
+RF_INLINE void widen_int(const void *x, DType t, int64_t n, int64_t *y)
+{
+    switch (t) {
+    case DT_BOOL:
+    case DT_U8:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const uint8_t *)x)[i];
+        break;
+    case DT_I8:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const int8_t *)x)[i];
+        break;
+    case DT_I16:
+        for (int64_t i = 0; i < n; i++)
+            y[i] = ((const int16_t *)x)[i];
+        break;
+    case DT_I32: {
+        int64_t i = 0;
+        for (; i + 4 <= n; i += 4) {
+            RfV4i v;
+            memcpy(&v, (const int32_t *)x + i, sizeof v);
+            RfV4l w = __builtin_convertvector(v, RfV4l);
+            memcpy(y + i, &w, sizeof w);
+        }
+        for (; i < n; i++)
+            y[i] = ((const int32_t *)x)[i];
+        break;
+    }
+    default: memcpy(y, x, (size_t)n * sizeof *y); break;
+    }
+}
+
+/* Element i of x of type t (float32, float16 or bfloat16) as a float. */
+RF_INLINE float rf_get(const void *x, DType t, int64_t i)
+{
+    return t == DT_F32 ? ((const float *)x)[i]
+           : t == DT_F16 ? f16_to_f32(((const uint16_t *)x)[i])
+                         : bf16_to_f32(((const uint16_t *)x)[i]);
+}
+
+/* Eight halves widened (bf: bfloat16, else float16; a constant where
+** inlined). */
+RF_INLINE RfV8f rf_half8(const uint16_t *p, bool bf) { return bf ? rf_bf16x8(p) : rf_f16x8(p); }
+
+/* block_sum_float over float16 / bfloat16 values widened as they are
+** loaded: the same adds in the same order, so the bits of the float32
+** copy's sum. */
+RF_INLINE double block_sum_half(const uint16_t *x, int64_t n, bool bf)
+{
+    RfV8f a = rf_splat8f(0.0f), b = a, c = a, d = a;
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        a += rf_half8(x + i, bf);
+        b += rf_half8(x + i + 8, bf);
+        c += rf_half8(x + i + 16, bf);
+        d += rf_half8(x + i + 24, bf);
+    }
+    a = (a + b) + (c + d);
+    double s = (double)(((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])));
+    for (; i < n; i++)
+        s += bf ? bf16_to_f32(x[i]) : f16_to_f32(x[i]);
+    return s;
+}
+
+/* The block of n values of type t at value index i. */
+RF_INLINE double block_sum_any(const void *x, DType t, int64_t i, int64_t n)
+{
+    switch (t) {
+    case DT_F64: return block_sum_double((const double *)x + i, n);
+    case DT_F32: return block_sum_float((const float *)x + i, n);
+    case DT_BF16: return block_sum_half((const uint16_t *)x + i, n, true);
+    default: return block_sum_half((const uint16_t *)x + i, n, false);
+    }
+}
+
+/* A run of n values: its blocks through the cascade. */
+RF_CLONES static double row_sum(const void *x, DType t, int64_t n)
+{
+    Cascade c = {.top = 0, .count = 0};
+    for (int64_t i = 0; i < n; i += RF_BLOCK)
+        cascade_push(&c, block_sum_any(x, t, i, n - i < RF_BLOCK ? n - i : RF_BLOCK));
+    return cascade_total(&c, 0, false);
+}
+
+static double row_sum_float(const float *x, int64_t n) { return row_sum(x, DT_F32, n); }
 
 double reduce_fast_sum_f32(const float *x, int64_t n) { return row_sum_float(x, n); }
 
 /* Columns: y[j] = sum over r < len of x[r * inner + j] for j < ncols <=
-** RF_COLS.  float32: RF_ROWS rows at a time into a float strip (the lane
-** length of block_sum_float), each strip added into double totals;
-** float64: RF_BLOCK rows into a double strip, strips added in order. */
-RF_CLONES static void col_sum_float(const float *x, int64_t len, int64_t inner, int64_t ncols, double *y)
+** RF_COLS.  float32 (and float16 / bfloat16 rows widened first): RF_ROWS
+** rows at a time into a float strip (the lane length of block_sum_float),
+** each strip added into double totals; float64: RF_BLOCK rows into a
+** double strip, strips added in order. */
+/* One row of a column strip added into blk: float32 (half false) or
+** float16 / bfloat16 (bf) widened as loaded. */
+RF_INLINE void col_add_row(float *blk, const void *row, int64_t ncols, bool half, bool bf)
+{
+    int64_t j = 0;
+    for (; j + 8 <= ncols; j += 8) {
+        RfV8f v = rf_load8f(blk + j) + (half ? rf_half8((const uint16_t *)row + j, bf) : rf_load8f((const float *)row + j));
+        rf_store8f(blk + j, &v);
+    }
+    for (; j < ncols; j++)
+        blk[j] += half ? rf_get(row, bf ? DT_BF16 : DT_F16, j) : ((const float *)row)[j];
+}
+
+RF_CLONES static void col_sum_float(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, double *y)
 {
     double tot[RF_COLS];
     float blk[RF_COLS];
+    size_t es = t == DT_F32 ? 4 : 2;
     memset(tot, 0, sizeof tot);
     for (int64_t r0 = 0; r0 < len; r0 += RF_ROWS) {
         int64_t r1 = len - r0 < RF_ROWS ? len : r0 + RF_ROWS;
         memset(blk, 0, sizeof blk);
         for (int64_t r = r0; r < r1; r++) {
-            const float *row = x + r * inner;
-            int64_t j = 0;
-            for (; j + 8 <= ncols; j += 8) {
-                RfV8f v = rf_load8f(blk + j) + rf_load8f(row + j);
-                rf_store8f(blk + j, &v);
-            }
-            for (; j < ncols; j++)
-                blk[j] += row[j];
+            const void *row = (const char *)x + (size_t)(r * inner) * es;
+            if (t == DT_F32)
+                col_add_row(blk, row, ncols, false, false);
+            else if (t == DT_BF16)
+                col_add_row(blk, row, ncols, true, true);
+            else
+                col_add_row(blk, row, ncols, true, false);
         }
         int64_t j = 0;
         for (; j + 4 <= ncols; j += 4) {
@@ -202,15 +346,17 @@ RF_CLONES static void col_sum_double(const double *x, int64_t len, int64_t inner
 
 typedef struct SumJob {
     const void *x;
-    bool f32;
+    DType t;
     RfShape s;
     double *y;       /* results, or chunk partials of one long row */
     int64_t strips;  /* column strips per outer index */
 } SumJob;
 
+static size_t sum_elem_size(DType t) { return t == DT_F64 ? 8 : t == DT_F32 ? 4 : 2; }
+
 static double run_sum(const SumJob *j, int64_t at, int64_t n)
 {
-    return j->f32 ? row_sum_float((const float *)j->x + at, n) : row_sum_double((const double *)j->x + at, n);
+    return row_sum((const char *)j->x + (size_t)at * sum_elem_size(j->t), j->t, n);
 }
 
 static void sum_rows_chunk(void *ctx, int64_t begin, int64_t end)
@@ -237,23 +383,23 @@ static void sum_cols_chunk(void *ctx, int64_t begin, int64_t end)
         int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
         int64_t ncols = s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, at = o * s.len * s.inner + j0;
         double *y = j->y + o * s.inner + j0;
-        if (j->f32)
-            col_sum_float((const float *)j->x + at, s.len, s.inner, ncols, y);
-        else
+        if (j->t == DT_F64)
             col_sum_double((const double *)j->x + at, s.len, s.inner, ncols, y);
+        else
+            col_sum_float((const char *)j->x + (size_t)at * sum_elem_size(j->t), j->t, s.len, s.inner, ncols, y);
     }
 }
 
 /* One long row over the pool: full chunks are perfect trees of 2^6 blocks,
 ** pushed into a cascade at their level; a partial last chunk's own folded
 ** cascade is the tail.  The same bits as row_sum over the whole row. */
-static bool row_sum_parallel(const void *x, bool f32, int64_t n, double *out)
+static bool row_sum_parallel(const void *x, DType t, int64_t n, double *out)
 {
     int64_t nk = ep_chunks(n, RF_CHUNK);
     double *parts = malloc((size_t)nk * sizeof *parts);
     if (!parts)
         return false;
-    SumJob j = {x, f32, {1, n, 1}, parts, 0};
+    SumJob j = {x, t, {1, n, 1}, parts, 0};
     ep_parallel_for(nk, 1, sum_parts_chunk, &j);
     bool partial = n % RF_CHUNK != 0;
     Cascade c = {.top = 0, .count = 0};
@@ -264,9 +410,9 @@ static bool row_sum_parallel(const void *x, bool f32, int64_t n, double *out)
     return true;
 }
 
-void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y)
+void reduce_fast_sum(const void *x, DType t, RfShape s, double *y)
 {
-    SumJob j = {x, f32, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    SumJob j = {x, t, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
     if (s.inner > 1) {
         ep_parallel_for(s.outer * j.strips, grain_for(s.len * RF_COLS), sum_cols_chunk, &j);
         return;
@@ -274,13 +420,128 @@ void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y)
     /* few long rows: split each row; otherwise rows go to the pool whole
     ** (either way the same bits) */
     if (s.outer < 4 && s.len >= 2 * RF_CHUNK) {
-        size_t es = f32 ? sizeof(float) : sizeof(double);
         for (int64_t o = 0; o < s.outer; o++)
-            if (!row_sum_parallel((const char *)x + (size_t)(o * s.len) * es, f32, s.len, &y[o]))
+            if (!row_sum_parallel((const char *)x + (size_t)(o * s.len) * sum_elem_size(t), t, s.len, &y[o]))
                 sum_rows_chunk(&j, o, o + 1);
         return;
     }
     ep_parallel_for(s.outer, grain_for(s.len), sum_rows_chunk, &j);
+}
+
+/* ---- integer sums ---------------------------------------------------------------- */
+
+typedef uint64_t RfV4u __attribute__((vector_size(32)));
+#define RF_IBLOCK 256 /* int64 values widened at a time */
+
+RF_INLINE RfV4u rf_load4u(const int64_t *p) { RfV4u v; memcpy(&v, p, sizeof v); return v; }
+
+/* Integer sums wrap as int64: unsigned adds, whose result does not depend
+** on their order, so any lanes give the reference's bits. */
+RF_CLONES static int64_t row_sum_int(const void *x, DType t, int64_t n)
+{
+    int64_t buf[RF_IBLOCK];
+    size_t es = (size_t)dtype_size(t);
+    RfV4u a = {0, 0, 0, 0}, b = a;
+    uint64_t s = 0;
+    for (int64_t i0 = 0; i0 < n; i0 += RF_IBLOCK) {
+        int64_t k = n - i0 < RF_IBLOCK ? n - i0 : RF_IBLOCK, i = 0;
+        const int64_t *v = buf;
+        if (t == DT_I64)
+            v = (const int64_t *)x + i0;
+        else
+            widen_int((const char *)x + (size_t)i0 * es, t, k, buf);
+        for (; i + 8 <= k; i += 8) {
+            a += rf_load4u(v + i);
+            b += rf_load4u(v + i + 4);
+        }
+        for (; i < k; i++)
+            s += (uint64_t)v[i];
+    }
+    a += b;
+    return (int64_t)(s + a[0] + a[1] + a[2] + a[3]);
+}
+
+RF_CLONES static void col_sum_int(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, int64_t *y)
+{
+    uint64_t tot[RF_COLS];
+    int64_t wide[RF_COLS];
+    size_t es = (size_t)dtype_size(t);
+    memset(tot, 0, sizeof tot);
+    for (int64_t r = 0; r < len; r++) {
+        const int64_t *row = wide;
+        if (t == DT_I64)
+            row = (const int64_t *)x + r * inner;
+        else
+            widen_int((const char *)x + (size_t)(r * inner) * es, t, ncols, wide);
+        int64_t j = 0;
+        for (; j + 4 <= ncols; j += 4) {
+            RfV4u v;
+            memcpy(&v, tot + j, sizeof v);
+            v += rf_load4u(row + j);
+            memcpy(tot + j, &v, sizeof v);
+        }
+        for (; j < ncols; j++)
+            tot[j] += (uint64_t)row[j];
+    }
+    memcpy(y, tot, (size_t)ncols * sizeof *y);
+}
+
+typedef struct IntSumJob {
+    const char *x;
+    DType t;
+    RfShape s;
+    int64_t *y;
+    int64_t strips;
+} IntSumJob;
+
+static void int_sum_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    IntSumJob *j = ctx;
+    const RfShape s = j->s;
+    size_t es = (size_t)dtype_size(j->t);
+    for (int64_t k = begin; k < end; k++) {
+        if (s.inner == 1) {
+            j->y[k] = row_sum_int(j->x + (size_t)(k * s.len) * es, j->t, s.len);
+            continue;
+        }
+        int64_t o = k / j->strips, j0 = (k % j->strips) * RF_COLS;
+        col_sum_int(j->x + (size_t)(o * s.len * s.inner + j0) * es, j->t, s.len, s.inner,
+                    s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, j->y + o * s.inner + j0);
+    }
+}
+
+static void int_parts_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    IntSumJob *j = ctx;
+    size_t es = (size_t)dtype_size(j->t);
+    for (int64_t k = begin; k < end; k++) {
+        int64_t at = k * RF_CHUNK, n = j->s.len - at < RF_CHUNK ? j->s.len - at : RF_CHUNK;
+        j->y[k] = row_sum_int(j->x + (size_t)at * es, j->t, n);
+    }
+}
+
+void reduce_fast_sum_int(const void *x, DType t, RfShape s, int64_t *y)
+{
+    IntSumJob j = {x, t, s, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    /* few long rows: pool chunks of each, their partial sums wrapped
+    ** together (in any order the same bits) */
+    int64_t nk = ep_chunks(s.len, RF_CHUNK);
+    int64_t *parts = s.inner == 1 && s.outer < 4 && nk >= 2 ? malloc((size_t)nk * sizeof *parts) : NULL;
+    if (parts) {
+        size_t es = (size_t)dtype_size(t);
+        for (int64_t o = 0; o < s.outer; o++) {
+            IntSumJob pj = {(const char *)x + (size_t)(o * s.len) * es, t, s, parts, 0};
+            ep_parallel_for(nk, 1, int_parts_chunk, &pj);
+            uint64_t tot = 0;
+            for (int64_t k = 0; k < nk; k++)
+                tot += (uint64_t)parts[k];
+            y[o] = (int64_t)tot;
+        }
+        free(parts);
+        return;
+    }
+    int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
+    ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), int_sum_chunk, &j);
 }
 
 /* ---- softmax ------------------------------------------------------------------- */
@@ -452,10 +713,13 @@ void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y)
 /* ---- layer norm ---------------------------------------------------------------- */
 
 typedef struct LnJob {
-    const float *x, *w, *b; /* w, b: NULL when absent */
+    const void *x;          /* float32 or bfloat16 (t) */
+    const float *w, *b;     /* NULL when absent */
+    DType t;
     int64_t n;              /* values per row */
     double eps;
-    float *y, *mean, *rstd;
+    void *y;                /* t, as x */
+    float *mean, *rstd;
 } LnJob;
 
 /* The mean of n >= 1 floats (the sum's cascade) and the sum of their
@@ -480,16 +744,63 @@ RF_INLINE void row_moments(const float *x, int64_t n, double *mean, double *m2)
     *m2 = sq;
 }
 
-/* One row: mean and biased variance in double (row_moments), then
-** ((x - mean) * rstd) rounded to float, times w plus b in float, as
-** PyTorch applies its affine parameters. */
-RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
+/* layer norm's statistics: the mean as row_moments, the squared
+** deviations from it in float lanes (a lane adds at most RF_BLOCK / 32 of
+** them, PyTorch's accuracy class for its float moments), each block's sum
+** kept in double. */
+RF_INLINE void row_moments_ln(const float *x, int64_t n, double *mean, double *m2)
+{
+    double mu = (n <= RF_BLOCK ? block_sum_float(x, n) : row_sum_float(x, n)) / (double)n;
+    const float muf = (float)mu;
+    const RfV8f mv = rf_splat8f(muf);
+    double sq = 0;
+    for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
+        int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK, i = b0;
+        RfV8f a = rf_splat8f(0.0f), b = a, c = a, d = a;
+        for (; i + 32 <= b1; i += 32) {
+            RfV8f d0 = rf_load8f(x + i) - mv, d1 = rf_load8f(x + i + 8) - mv;
+            RfV8f d2 = rf_load8f(x + i + 16) - mv, d3 = rf_load8f(x + i + 24) - mv;
+            a += d0 * d0;
+            b += d1 * d1;
+            c += d2 * d2;
+            d += d3 * d3;
+        }
+        a = (a + b) + (c + d);
+        double s = (double)(((a[0] + a[4]) + (a[1] + a[5])) + ((a[2] + a[6]) + (a[3] + a[7])));
+        for (; i < b1; i++)
+            s += (double)((x[i] - muf) * (x[i] - muf));
+        sq += s;
+    }
+    *mean = mu;
+    *m2 = sq;
+}
+
+/* n float32 values rounded to bfloat16 as f32_to_bf16 does: to nearest
+** even, a NaN to the quiet 0x7fc0. */
+RF_INLINE void narrow_bf16(const float *x, int64_t n, uint16_t *y)
+{
+    int64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        RfV8u u;
+        memcpy(&u, x + i, sizeof u);
+        RfV8u r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
+        RfV8u nan = (RfV8u)((u & 0x7fffffffu) > 0x7f800000u);
+        r = (r & ~nan) | (0x7fc0u & nan);
+        RfV8h h = __builtin_convertvector(r, RfV8h);
+        memcpy(y + i, &h, sizeof h);
+    }
+    for (; i < n; i++)
+        y[i] = f32_to_bf16(x[i]);
+}
+
+/* One row x -> y of floats: mean and biased variance in double
+** (row_moments), then ((x - mean) * rstd) rounded to float, times w plus b
+** in float, as PyTorch applies its affine parameters. */
+RF_CLONES static void layer_norm_row(const LnJob *j, const float *x, float *y, int64_t r)
 {
     const int64_t n = j->n;
-    const float *x = j->x + r * n;
-    float *y = j->y + r * n;
     double mu, sq;
-    row_moments(x, n, &mu, &sq);
+    row_moments_ln(x, n, &mu, &sq);
     double var = sq / (double)n, rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
     j->mean[r] = (float)mu;
     j->rstd[r] = (float)rs;
@@ -507,17 +818,143 @@ RF_CLONES static void layer_norm_row(const LnJob *j, int64_t r)
     }
 }
 
-static void layer_norm_chunk(void *ctx, int64_t begin, int64_t end)
+/* bfloat16 rows: each widened into a float row, normalised as float32
+** rows are, the result rounded once to bfloat16. */
+RF_CLONES static void layer_norm_rows_bf16(const LnJob *j, int64_t begin, int64_t end, float *xb, float *yb)
 {
-    for (int64_t r = begin; r < end; r++)
-        layer_norm_row(ctx, r);
+    for (int64_t r = begin; r < end; r++) {
+        widen_half((const uint16_t *)j->x + r * j->n, DT_BF16, j->n, xb);
+        layer_norm_row(j, xb, yb, r);
+        narrow_bf16(yb, j->n, (uint16_t *)j->y + r * j->n);
+    }
 }
 
-void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
-                            float *y, float *mean, float *rstd)
+static void layer_norm_chunk(void *ctx, int64_t begin, int64_t end)
 {
-    LnJob j = {x, w, b, n, eps, y, mean, rstd};
+    const LnJob *j = ctx;
+    if (j->t == DT_F32) {
+        for (int64_t r = begin; r < end; r++)
+            layer_norm_row(j, (const float *)j->x + r * j->n, (float *)j->y + r * j->n, r);
+        return;
+    }
+    float buf[2 * RF_LN_HALF_MAX];
+    layer_norm_rows_bf16(j, begin, end, buf, buf + RF_LN_HALF_MAX);
+}
+
+void reduce_fast_layer_norm(const void *x, DType t, int64_t rows, int64_t n, const float *w, const float *b,
+                            double eps, void *y, float *mean, float *rstd)
+{
+    LnJob j = {x, w, b, t, n, eps, y, mean, rstd};
     ep_parallel_for(rows, grain_for(n * 3), layer_norm_chunk, &j);
+}
+
+/* ---- group norm ------------------------------------------------------------------ */
+
+typedef struct GnJob {
+    const float *x, *w, *b; /* w, b: NULL when absent */
+    int64_t C, HxW, G;
+    double eps;
+    float *y, *mean, *rstd;
+} GnJob;
+
+/* One (n, g) group: a contiguous run of C / G channels of HxW values.
+** Statistics as var's (row_moments, in double), then per channel as
+** PyTorch's kernel: y = x * a + c in float with a = rstd * w and
+** c = b - mean * a (within a rounding of the terms of the reference's
+** double ((x - mean) * rstd) * w + b). */
+RF_CLONES static void group_norm_group(const GnJob *j, int64_t task)
+{
+    const int64_t cg = j->C / j->G, n = task / j->G, g = task % j->G, L = j->HxW;
+    const int64_t at = (n * j->C + g * cg) * L;
+    double mu, sq;
+    row_moments(j->x + at, cg * L, &mu, &sq);
+    double var = sq / (double)(cg * L), rs = 1.0 / sqrt((var > 0 ? var : 0) + j->eps);
+    j->mean[task] = (float)mu;
+    j->rstd[task] = (float)rs;
+    for (int64_t ci = 0; ci < cg; ci++) {
+        const int64_t ch = g * cg + ci;
+        const double a = rs * (j->w ? j->w[ch] : 1), c = (j->b ? j->b[ch] : 0) - mu * a;
+        const RfV8f av = rf_splat8f((float)a), cv = rf_splat8f((float)c);
+        const float *x = j->x + at + ci * L;
+        float *y = j->y + at + ci * L;
+        int64_t i = 0;
+        for (; i + 8 <= L; i += 8) {
+            RfV8f t = rf_load8f(x + i) * av + cv;
+            rf_store8f(y + i, &t);
+        }
+        for (; i < L; i++)
+            y[i] = x[i] * (float)a + (float)c;
+    }
+}
+
+static void group_norm_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    for (int64_t t = begin; t < end; t++)
+        group_norm_group(ctx, t);
+}
+
+void reduce_fast_group_norm(const float *x, int64_t N, int64_t C, int64_t HxW, int64_t G, const float *w,
+                            const float *b, double eps, float *y, float *mean, float *rstd)
+{
+    GnJob j = {x, w, b, C, HxW, G, eps, y, mean, rstd};
+    ep_parallel_for(N * G, grain_for(C / G * HxW * 3), group_norm_chunk, &j);
+}
+
+/* ---- logsumexp ------------------------------------------------------------------ */
+
+typedef struct LseJob {
+    const float *x;
+    int64_t len;
+    double *y;
+} LseJob;
+
+/* One row as the reference: m the max (a NaN wins), 0 when infinite, the
+** exps of x - m summed in float lanes per block (rf_exp8f, within 2 ulp),
+** the blocks in double, then log(sum) + m. */
+RF_CLONES static double lse_row(const float *x, int64_t n)
+{
+    RfV8f mv = rf_splat8f(-INFINITY);
+    for (int64_t i = 0; i < n; i += 8) {
+        RfV8f v = load_x(x, i, n);
+        mv = rf_max_nan8f(&mv, &v);
+    }
+    float m = -INFINITY;
+    for (int k = 0; k < 8; k++)
+        m = rf_max_nanf(m, mv[k]);
+    if (isinf(m))
+        m = 0;
+    const RfV8f mm = rf_splat8f(m);
+    double s = 0;
+    for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
+        int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK;
+        RfV8f a0 = rf_splat8f(0.0f), a1 = a0;
+        int64_t i = b0;
+        for (; i + 16 <= b1; i += 16) {
+            RfV8f e0 = rf_load8f(x + i) - mm, e1 = rf_load8f(x + i + 8) - mm;
+            a0 += rf_exp8f(&e0);
+            a1 += rf_exp8f(&e1);
+        }
+        for (; i < b1; i += 8) { /* the pad is -inf: exp gives 0 */
+            RfV8f e = load_x(x, i, b1) - mm;
+            a0 += rf_exp8f(&e);
+        }
+        a0 += a1;
+        s += (double)(((a0[0] + a0[4]) + (a0[1] + a0[5])) + ((a0[2] + a0[6]) + (a0[3] + a0[7])));
+    }
+    return log(s) + m;
+}
+
+static void lse_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    LseJob *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        j->y[r] = lse_row(j->x + r * j->len, j->len);
+}
+
+void reduce_fast_logsumexp(const float *x, int64_t rows, int64_t len, double *y)
+{
+    LseJob j = {x, len, y};
+    ep_parallel_for(rows, grain_for(len * 8), lse_chunk, &j);
 }
 
 /* ---- var / std ------------------------------------------------------------------- */
@@ -580,14 +1017,18 @@ void reduce_fast_affine_planes(const float *x, int64_t planes, int64_t C, int64_
 /* The reference's answer for a run whose lanes found a NaN or a zero
 ** extreme: the first NaN, else the first value equal to m (which picks the
 ** sign of a zero as a sequential scan does). */
-static float extreme_fixup(const float *x, int64_t n, int64_t stride, float m)
+static float extreme_fixup(const void *x, DType t, int64_t n, int64_t stride, float m)
 {
-    for (int64_t i = 0; i < n; i++)
-        if (x[i * stride] != x[i * stride])
-            return x[i * stride];
-    for (int64_t i = 0; i < n; i++)
-        if (x[i * stride] == m)
-            return x[i * stride];
+    for (int64_t i = 0; i < n; i++) {
+        float v = rf_get(x, t, i * stride);
+        if (v != v)
+            return v;
+    }
+    for (int64_t i = 0; i < n; i++) {
+        float v = rf_get(x, t, i * stride);
+        if (v == m)
+            return v;
+    }
     return m;
 }
 
@@ -635,23 +1076,49 @@ RF_INLINE float extreme_run(const float *x, int64_t n, bool want_max)
         any_nan |= x[i] != x[i];
         r = want_max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
     }
-    return any_nan || r == 0 ? extreme_fixup(x, n, 1, r) : r;
+    return any_nan || r == 0 ? extreme_fixup(x, DT_F32, n, 1, r) : r;
 }
 
-RF_CLONES static float extreme_row(const float *x, int64_t n, bool want_max)
+/* A run of float16 / bfloat16: blocks widened and searched as floats, the
+** block answers (each the reference's for its block) folded in order: a
+** NaN stays, a later block wins only when strictly beyond, so equal zeros
+** keep the first. */
+RF_INLINE float extreme_run_half(const uint16_t *x, DType t, int64_t n, bool want_max)
 {
+    float buf[RF_BLOCK], r = 0;
+    for (int64_t i = 0; i < n; i += RF_BLOCK) {
+        int64_t k = n - i < RF_BLOCK ? n - i : RF_BLOCK;
+        widen_half(x + i, t, k, buf);
+        float b = extreme_run(buf, k, want_max);
+        if (i == 0 || (r == r && (b != b || (want_max ? b > r : b < r))))
+            r = b;
+    }
+    return r;
+}
+
+RF_CLONES static float extreme_row(const void *x, DType t, int64_t n, bool want_max)
+{
+    if (t != DT_F32)
+        return want_max ? extreme_run_half(x, t, n, true) : extreme_run_half(x, t, n, false);
     return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
 }
 
-/* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner). */
-RF_INLINE void extreme_strip(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max, float *y)
+/* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner);
+** rows of float16 / bfloat16 widened first. */
+RF_INLINE void extreme_strip(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols, bool want_max,
+                             float *y)
 {
-    float m[RF_COLS];
+    float m[RF_COLS], wide[RF_COLS];
     int32_t nan[RF_COLS];
-    memcpy(m, x, (size_t)ncols * sizeof *m);
     memset(nan, 0, sizeof nan);
     for (int64_t r = 0; r < len; r++) {
-        const float *row = x + r * inner;
+        const float *row = (const float *)x + r * inner;
+        if (t != DT_F32) {
+            widen_half((const uint16_t *)x + r * inner, t, ncols, wide);
+            row = wide;
+        }
+        if (r == 0)
+            memcpy(m, row, (size_t)ncols * sizeof *m);
         int64_t j = 0;
         for (; j + 8 <= ncols; j += 8) {
             RfV8f a = rf_load8f(m + j), v = rf_load8f(row + j);
@@ -667,21 +1134,23 @@ RF_INLINE void extreme_strip(const float *x, int64_t len, int64_t inner, int64_t
             m[j] = want_max ? (row[j] > m[j] ? row[j] : m[j]) : (row[j] < m[j] ? row[j] : m[j]);
         }
     }
+    size_t es = t == DT_F32 ? 4 : 2;
     for (int64_t j = 0; j < ncols; j++)
-        y[j] = nan[j] || m[j] == 0 ? extreme_fixup(x + j, len, inner, m[j]) : m[j];
+        y[j] = nan[j] || m[j] == 0 ? extreme_fixup((const char *)x + (size_t)j * es, t, len, inner, m[j]) : m[j];
 }
 
-RF_CLONES static void extreme_cols(const float *x, int64_t len, int64_t inner, int64_t ncols, bool want_max,
-                                   float *y)
+RF_CLONES static void extreme_cols(const void *x, DType t, int64_t len, int64_t inner, int64_t ncols,
+                                   bool want_max, float *y)
 {
     if (want_max)
-        extreme_strip(x, len, inner, ncols, true, y);
+        extreme_strip(x, t, len, inner, ncols, true, y);
     else
-        extreme_strip(x, len, inner, ncols, false, y);
+        extreme_strip(x, t, len, inner, ncols, false, y);
 }
 
 typedef struct ExtremeJob {
-    const float *x;
+    const char *x;
+    DType t;
     RfShape s;
     bool want_max;
     float *y;
@@ -692,20 +1161,66 @@ static void extreme_chunk(void *ctx, int64_t begin, int64_t end)
 {
     ExtremeJob *j = ctx;
     const RfShape s = j->s;
+    size_t es = j->t == DT_F32 ? 4 : 2;
     for (int64_t t = begin; t < end; t++) {
         if (s.inner == 1) {
-            j->y[t] = extreme_row(j->x + t * s.len, s.len, j->want_max);
+            j->y[t] = extreme_row(j->x + (size_t)(t * s.len) * es, j->t, s.len, j->want_max);
             continue;
         }
         int64_t o = t / j->strips, j0 = (t % j->strips) * RF_COLS;
-        extreme_cols(j->x + o * s.len * s.inner + j0, s.len, s.inner, s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS,
-                     j->want_max, j->y + o * s.inner + j0);
+        extreme_cols(j->x + (size_t)(o * s.len * s.inner + j0) * es, j->t, s.len, s.inner,
+                     s.inner - j0 < RF_COLS ? s.inner - j0 : RF_COLS, j->want_max, j->y + o * s.inner + j0);
     }
 }
 
-void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y)
+void reduce_fast_extreme(const void *x, DType t, RfShape s, bool want_max, float *y)
 {
-    ExtremeJob j = {x, s, want_max, y, (s.inner + RF_COLS - 1) / RF_COLS};
+    ExtremeJob j = {x, t, s, want_max, y, (s.inner + RF_COLS - 1) / RF_COLS};
     int64_t tasks = s.inner == 1 ? s.outer : s.outer * j.strips;
     ep_parallel_for(tasks, grain_for(s.inner == 1 ? s.len : s.len * RF_COLS), extreme_chunk, &j);
+}
+
+/* ---- argmax / argmin -------------------------------------------------------------- */
+
+typedef struct ArgJob {
+    const float *x;
+    int64_t len;
+    bool want_max;
+    int64_t *idx;
+} ArgJob;
+
+/* The index of a row's extreme as the reference's search gives it: the
+** first NaN if any, else the first value equal to the extreme (equal zeros:
+** the first of either sign, as the search's strict compare keeps). */
+RF_CLONES static int64_t arg_row(const float *x, int64_t n, bool want_max)
+{
+    float m = want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+    bool nan = m != m;
+    int64_t i = 0;
+    RfV8f mv = rf_splat8f(m);
+    for (; i + 8 <= n; i += 8) {
+        RfV8f v = rf_load8f(x + i);
+        RfV8i hit = nan ? v != v : v == mv;
+        uint64_t w[4];
+        memcpy(w, &hit, sizeof w);
+        if (w[0] | w[1] | w[2] | w[3])
+            break;
+    }
+    for (; i < n; i++)
+        if (nan ? x[i] != x[i] : x[i] == m)
+            return i;
+    return 0; /* not reached: the extreme is one of the values */
+}
+
+static void arg_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    ArgJob *j = ctx;
+    for (int64_t r = begin; r < end; r++)
+        j->idx[r] = arg_row(j->x + r * j->len, j->len, j->want_max);
+}
+
+void reduce_fast_arg_rows(const float *x, int64_t rows, int64_t len, bool want_max, int64_t *idx)
+{
+    ArgJob j = {x, len, want_max, idx};
+    ep_parallel_for(rows, grain_for(len * 2), arg_chunk, &j);
 }

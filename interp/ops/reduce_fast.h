@@ -1,8 +1,9 @@
 /*
 ** reduce_fast.h -- the vectorized fast paths of the reduce family and the
-** norms: sums, means, amax / amin, var / std, softmax, layer norm and
-** batch norm in evaluation straight from a contiguous input, without
-** gathering rows (interp/ops/reduce_fast.c).
+** norms: sums and means (float32/64, float16 / bfloat16, integers), amax /
+** amin, argmax / argmin, var / std, logsumexp, softmax, layer norm, group
+** norm and batch norm in evaluation straight from a contiguous input,
+** without gathering rows (interp/ops/reduce_fast.c).
 **
 ** The plain loops of reduce.c / reduce_softmax.c / nn_norm.c stay the
 ** reference; a kernel takes a fast path only when reduce_fast_enabled(c)
@@ -112,8 +113,17 @@ typedef struct RfShape {
 bool reduce_fast_shape(const Tensor *t, const bool *reduced, RfShape *s);
 
 /* y[o * inner + j] = the sum over r of x[(o * len + r) * inner + j], in
-** double, for x of float32 (f32 true) or float64; fixed order. */
-void reduce_fast_sum(const void *x, bool f32, RfShape s, double *y);
+** double, for x of float64, float32, or float16 / bfloat16 (t), fixed order;
+** a half input sums with the bits of its float32 copy (PyTorch sums halves
+** in float). */
+void reduce_fast_sum(const void *x, DType t, RfShape s, double *y);
+
+/* The same for x of an integer type t (bool, uint8 ... int64) into int64,
+** wrapping as the reference's int64 sum does (so in any order, its bits). */
+void reduce_fast_sum_int(const void *x, DType t, RfShape s, int64_t *y);
+
+/* n float16 (t DT_F16) or bfloat16 values as float32, exactly. */
+void reduce_fast_widen_half(const uint16_t *x, DType t, int64_t n, float *y);
 
 /* Sum of n floats in double, the order of reduce_fast_sum's rows. */
 double reduce_fast_sum_f32(const float *x, int64_t n);
@@ -121,15 +131,39 @@ double reduce_fast_sum_f32(const float *x, int64_t n);
 /* softmax (or log_softmax) of float32 x along the len axis of s into y. */
 void reduce_fast_softmax(const float *x, RfShape s, bool want_log, float *y);
 
-/* native_layer_norm of float32 rows: y = (x - mean) * rstd * w + b per row
-** of n values (w, b may be NULL), mean and rstd one float per row. */
-void reduce_fast_layer_norm(const float *x, int64_t rows, int64_t n, const float *w, const float *b, double eps,
-                            float *y, float *mean, float *rstd);
+/* native_layer_norm of rows of x (float32, or bfloat16 rows of at most
+** reduce_fast_layer_norm_max(t) values: t): y = (x - mean) * rstd * w + b
+** per row of n values, y of x's dtype (w, b float32, may be NULL), mean
+** and rstd one float per row.  bfloat16 rows are normalised as their
+** float32 copies, each result rounded once. */
+void reduce_fast_layer_norm(const void *x, DType t, int64_t rows, int64_t n, const float *w, const float *b,
+                            double eps, void *y, float *mean, float *rstd);
+#define RF_LN_HALF_MAX 8192 /* two float copies of a row on a worker's stack */
+static inline int64_t reduce_fast_layer_norm_max(DType t) { return t == DT_F32 ? INT64_MAX : RF_LN_HALF_MAX; }
 
-/* amax (want_max) or amin of float32 x along the len axis of s into y, with
+/* amax (want_max) or amin of x (float32, float16 or bfloat16: t) along the
+** len axis of s into float32 y (exact: a half's extreme is one of its
+** values), with
 ** the reference's answers: a NaN if the run has one (the first), and of
 ** equal extremes (+0 and -0) the first. */
-void reduce_fast_extreme(const float *x, RfShape s, bool want_max, float *y);
+void reduce_fast_extreme(const void *x, DType t, RfShape s, bool want_max, float *y);
+
+/* The index of the largest (want_max) or smallest value of each of rows
+** contiguous float32 rows of len >= 1 values, as the reference's search
+** gives it: the first NaN, else the first of equal extremes. */
+void reduce_fast_arg_rows(const float *x, int64_t rows, int64_t len, bool want_max, int64_t *idx);
+
+/* native_group_norm of a contiguous float32 x seen as [N, C, HxW] (C a
+** multiple of G >= 1): per (n, group) mean and rstd (one float each, [N,
+** G]) in double, then y = x * a + c in float per channel, a = rstd * w[c]
+** and c = b[c] - mean * a (w, b may be NULL), PyTorch's formula. */
+void reduce_fast_group_norm(const float *x, int64_t N, int64_t C, int64_t HxW, int64_t G, const float *w,
+                            const float *b, double eps, float *y, float *mean, float *rstd);
+
+/* y[r] = logsumexp of each of rows contiguous float32 rows of len >= 1
+** values, in double: log(sum(exp(x - m))) + m, m the row's max (0 when
+** infinite), as the reference loops (exp within 2 ulp of theirs). */
+void reduce_fast_logsumexp(const float *x, int64_t rows, int64_t len, double *y);
 
 /* mean[r] and m2[r] (the sum of squared deviations) of each of rows runs
 ** of n >= 1 float32 values, in double: var / std's two passes. */

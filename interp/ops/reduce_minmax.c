@@ -80,11 +80,31 @@ static EpStatus row_extremes(OpCall *c, Tensor *self, const ReducePlan *p, bool 
     if (p->rowlen == 0 && p->nrows > 0)
         return op_fail(c, "internal: extreme of an empty row");
     RfShape fs;
-    if (!indices && self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p->reduced, &fs)) {
-        *values = tensor_empty(DT_F32, p->out_ndim, p->out_sizes, c->err);
-        if (!*values)
+    DType st = self->dtype;
+    bool fast = reduce_fast_enabled(c) && reduce_fast_shape(self, p->reduced, &fs);
+    if (fast && !indices && (st == DT_F32 || st == DT_F16 || st == DT_BF16)) {
+        /* a half's extreme is one of its values: exact through float32 */
+        Tensor *val = tensor_empty(DT_F32, p->out_ndim, p->out_sizes, c->err);
+        if (!val)
             return c->err->code;
-        reduce_fast_extreme(tensor_data(self), fs, want_max, tensor_data(*values));
+        reduce_fast_extreme(tensor_data(self), st, fs, want_max, tensor_data(val));
+        *values = st == DT_F32 ? tensor_ref(val) : tensor_as_contiguous_dtype(val, st, c->err);
+        tensor_unref(val);
+        return *values ? EP_OK : c->err->code;
+    }
+    if (fast && indices && st == DT_F32 && fs.inner == 1) {
+        Tensor *idx = tensor_empty(DT_I64, p->out_ndim, p->out_sizes, c->err);
+        Tensor *val = idx && values ? tensor_empty(DT_F32, p->out_ndim, p->out_sizes, c->err) : NULL;
+        if (!idx || (values && !val)) {
+            tensor_unref(idx);
+            return c->err->code;
+        }
+        reduce_fast_arg_rows(tensor_data(self), fs.outer, fs.len, want_max, tensor_data(idx));
+        if (val)
+            pick_float(tensor_data(self), fs.outer, fs.len, tensor_data(idx), tensor_data(val));
+        if (values)
+            *values = val;
+        *indices = idx;
         return EP_OK;
     }
     DType ct = reduce_compute_dtype(self->dtype);

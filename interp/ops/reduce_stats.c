@@ -178,6 +178,15 @@ EpStatus k_logsumexp(OpCall *c)
     }
     DType out = dtype_is_float(self->dtype) ? self->dtype : DT_F32;
     DType ct = reduce_compute_dtype(out);
+    RfShape fs;
+    if (self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p.reduced, &fs) &&
+        fs.inner == 1) {
+        Tensor *fres = tensor_empty(DT_F64, p.out_ndim, p.out_sizes, c->err);
+        if (!fres)
+            return c->err->code;
+        reduce_fast_logsumexp(tensor_data(self), fs.outer, fs.len, tensor_data(fres));
+        return reduce_out(c, 0, fres, out);
+    }
     Tensor *rows = reduce_rows(self, &p, ct, c->err);
     Tensor *res = rows ? tensor_empty(DT_F64, p.out_ndim, p.out_sizes, c->err) : NULL;
     if (!res) {
