@@ -231,6 +231,11 @@ void ew_set_reference_path(bool on)
     reference_path = on;
 }
 
+bool ew_reference_path(void)
+{
+    return reference_path;
+}
+
 static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
 {
     const EwRun *r = ctx;
