@@ -16,8 +16,9 @@ which would swamp small batches.  The record run wraps each op the oracle
 resolves and keeps (op, positional args, keyword args); the replay calls the
 same ops on the same arguments, with every tensor an earlier node produced
 replaced by that node's new result, so it is what an eager PyTorch module
-pays: the kernels plus one Python call per op.  A time is the best of 5
-rounds of at least 20 ms after two warm-up calls, as in kernels_torch.py.
+pays: the kernels plus one Python call per op.  A time is the best of 7
+rounds of at least 20 ms after warm-up calls (at least 3 and 0.2 s, at
+most 20), as in bench/models.c.
 """
 import os
 import sys
@@ -31,8 +32,10 @@ except Exception:  # no PyTorch or no oracle: the C side prints its column only
     print("none", flush=True)
     sys.exit(0)
 
-ROUNDS = 5
+ROUNDS = 7
 ROUND_SECONDS = 0.02
+WARMUP_SECONDS = 0.2
+WARMUP_MAX = 20
 
 
 def make(spec):
@@ -44,8 +47,11 @@ def make(spec):
 
 
 def best_time(fn):
-    fn()
-    fn()
+    start = time.perf_counter()
+    for k in range(WARMUP_MAX):  # oneDNN and the thread pool settle over a few calls
+        fn()
+        if k >= 2 and time.perf_counter() - start >= WARMUP_SECONDS:
+            break
     t0 = time.perf_counter()
     fn()
     one = time.perf_counter() - t0

@@ -457,24 +457,30 @@ static void gpt_linear_params(ProgBuilder *pb, PbRng *r, const char *name_text, 
     gpt_param(pb, r, F("%s.bias", name), 1, &out, 0.02);
 }
 
-static void gpt_node(ProgBuilder *pb, const char *target, const char *out, const char *args)
+/* The names these helpers take may live in pb_fmt's ring, which their own
+** pb_fmt calls overwrite: each copies them first. */
+static void gpt_node(ProgBuilder *pb, const char *target, const char *out_text, const char *args)
 {
+    ValName out;
+    snprintf(out, sizeof out, "%s", out_text);
     pb_node(pb, target, out, args, out);
 }
 
-static void gpt_linear(ProgBuilder *pb, const char *name_text, const char *in, const char *out_text)
+static void gpt_linear(ProgBuilder *pb, const char *name_text, const char *in_text, const char *out_text)
 {
-    ValName name, out;
+    ValName name, in, out;
     snprintf(name, sizeof name, "%s", name_text);
+    snprintf(in, sizeof in, "%s", in_text);
     snprintf(out, sizeof out, "%s", out_text);
     gpt_node(pb, "aten.linear.default", out,
              F("input=%%%s weight=%%%s bias=%%%s", in, pb_ph(pb, F("%s.weight", name)), pb_ph(pb, F("%s.bias", name))));
 }
 
-static void gpt_layer_norm(ProgBuilder *pb, const char *fqn_text, const char *in, const char *out_text)
+static void gpt_layer_norm(ProgBuilder *pb, const char *fqn_text, const char *in_text, const char *out_text)
 {
-    ValName fqn, out;
+    ValName fqn, in, out;
     snprintf(fqn, sizeof fqn, "%s", fqn_text);
+    snprintf(in, sizeof in, "%s", in_text);
     snprintf(out, sizeof out, "%s", out_text);
     gpt_node(pb, "aten.layer_norm.default", out,
              F("input=%%%s normalized_shape=[%d] weight=%%%s bias=%%%s", in, BENCH_GPT_DIM,
@@ -484,8 +490,11 @@ static void gpt_layer_norm(ProgBuilder *pb, const char *fqn_text, const char *in
 /* Causal self-attention of layer l on ln1 ([T, D]): qkv projection, per
 ** head q k^T / sqrt(64) plus the causal mask (0 / -inf, a constant),
 ** softmax, times v, heads back to [T, D] (a transposing copy), c_proj. */
-static void gpt_attention(ProgBuilder *pb, int l, const char *ln1, const char *out)
+static void gpt_attention(ProgBuilder *pb, int l, const char *ln1_text, const char *out_text)
 {
+    ValName ln1, out;
+    snprintf(ln1, sizeof ln1, "%s", ln1_text);
+    snprintf(out, sizeof out, "%s", out_text);
     const int T = BENCH_GPT_TOKENS, H = BENCH_GPT_HEADS, D = BENCH_GPT_DIM;
     gpt_linear(pb, F("h.%d.attn.c_attn", l), ln1, F("qkv_%d", l));
     static const char *const part[3] = {"q", "k", "v"};
