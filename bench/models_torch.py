@@ -15,8 +15,9 @@ them to the op's schema on every run, tens of microseconds a node in Python,
 which would swamp small batches.  The record run wraps each op the oracle
 resolves and keeps (op, positional args, keyword args); the replay calls the
 same ops on the same arguments, with every tensor an earlier node produced
-replaced by that node's new result, so it is what an eager PyTorch module
-pays: the kernels plus one Python call per op.  A time is the best of 7
+replaced by that node's new result (dropped after its last use, as eager
+PyTorch frees a temporary), so it is what an eager PyTorch module pays: the
+kernels plus one Python call per op.  A time is the best of 7
 rounds of at least 20 ms after warm-up calls (at least 3 and 0.2 s, at
 most 20), as in bench/models.c.
 """
@@ -108,6 +109,22 @@ def compile_replay(calls):
                 if isinstance(r, torch.Tensor):
                     made[id(r)] = (i, j)
     n = len(steps)
+    # drop each result after its last use, as eager PyTorch frees a
+    # temporary: the allocator then reuses its memory in the next calls
+    last = list(range(n))
+
+    def uses(r, i):
+        if r[0] == 'ref':
+            last[r[1]] = i
+        elif r[0] == 'list':
+            for x in r[1]:
+                uses(x, i)
+    for i, (_, a, k) in enumerate(steps):
+        for x in list(a) + list(k.values()):
+            uses(x, i)
+    drop = [[] for _ in range(n)]
+    for j in range(n - 1):
+        drop[last[j]].append(j)
 
     def get(out, r):
         if r[0] == 'lit':
@@ -121,6 +138,8 @@ def compile_replay(calls):
         out = [None] * n
         for i, (fn, a, k) in enumerate(steps):
             out[i] = fn(*[get(out, x) for x in a], **{m: get(out, x) for m, x in k.items()})
+            for j in drop[i]:
+                out[j] = None
         return out[-1]
     return replay
 
