@@ -99,7 +99,7 @@ typedef struct ModelDef {
 static const ModelDef MODELS[] = {
     {"mlp", "examples/mlp.pt2 16-32-32-4", build_mlp, 1024, "x:f32:%dx16"},
     {"cnn", "examples/cnn.pt2 3x16x16", build_cnn, 64, "x:f32:%dx3x16x16"},
-    {"resnet", "ResNet-style, 88 convs", build_resnet, 1 << 20, "x:f32:%dx3x16x16"},
+    {"resnet", "ResNet-style, 81 convs", build_resnet, 1 << 20, "x:f32:%dx3x16x16"},
     {"encoder", "12 layers 64 wide, 64 tokens", build_encoder, 1 << 20, "x:f32:%dx64x64"},
     {"wide", "MLP 6 x 2048x2048", build_wide, 1 << 20, "x:f32:%dx2048"},
     {"gpt2", "GPT-2 small, 64 tokens", build_gpt2, 0, "ids:i64:64:50257"},
