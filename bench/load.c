@@ -37,99 +37,6 @@ static void param(ProgBuilder *pb, PbRng *r, const char *fqn, int ndim, const in
     tensor_unref(t);
 }
 
-static void linear_params(ProgBuilder *pb, PbRng *r, const char *name, int64_t in, int64_t out)
-{
-    int64_t ws[2] = {out, in};
-    param(pb, r, pb_fmt("%s.weight", name), 2, ws, 0.02);
-    param(pb, r, pb_fmt("%s.bias", name), 1, &out, 0.02);
-}
-
-static const char *linear(ProgBuilder *pb, const char *name, const char *in, const char *out)
-{
-    pb_node(pb, "aten.linear.default", out,
-            pb_fmt("input=%%%s weight=%%%s bias=%%%s", in, pb_ph(pb, pb_fmt("%s.weight", name)),
-                   pb_ph(pb, pb_fmt("%s.bias", name))),
-            out);
-    return out;
-}
-
-#define GPT_VOCAB 50257
-#define GPT_CTX 1024
-#define GPT_DIM 768
-#define GPT_LAYERS 12
-#define GPT_TOKENS 64
-
-/* GPT-2 small's parameters (124 M; linear weights as [out, in]) and a
-** forward that uses every one of them: embeddings, per layer ln_1, the qkv
-** projection (its v third feeds c_proj: no attention scores, which do not
-** matter to loading), ln_2, the MLP with gelu, residual adds, ln_f and the
-** logits through the token embedding. */
-static ProgBuilder *gpt2_model(PbRng *r, const char *cls)
-{
-    ProgBuilder *pb = pb_new(cls, false);
-    int64_t wte[2] = {GPT_VOCAB, GPT_DIM}, wpe[2] = {GPT_CTX, GPT_DIM}, d = GPT_DIM;
-    param(pb, r, "wte.weight", 2, wte, 0.02);
-    param(pb, r, "wpe.weight", 2, wpe, 0.02);
-    for (int l = 0; l < GPT_LAYERS; l++) {
-        param(pb, r, pb_fmt("h.%d.ln_1.weight", l), 1, &d, 1.0);
-        param(pb, r, pb_fmt("h.%d.ln_1.bias", l), 1, &d, 0.02);
-        linear_params(pb, r, pb_fmt("h.%d.attn.c_attn", l), GPT_DIM, 3 * GPT_DIM);
-        linear_params(pb, r, pb_fmt("h.%d.attn.c_proj", l), GPT_DIM, GPT_DIM);
-        param(pb, r, pb_fmt("h.%d.ln_2.weight", l), 1, &d, 1.0);
-        param(pb, r, pb_fmt("h.%d.ln_2.bias", l), 1, &d, 0.02);
-        linear_params(pb, r, pb_fmt("h.%d.mlp.c_fc", l), GPT_DIM, 4 * GPT_DIM);
-        linear_params(pb, r, pb_fmt("h.%d.mlp.c_proj", l), 4 * GPT_DIM, GPT_DIM);
-    }
-    param(pb, r, "ln_f.weight", 1, &d, 1.0);
-    param(pb, r, "ln_f.bias", 1, &d, 0.02);
-    int64_t ids_shape[1] = {GPT_TOKENS};
-    Tensor *ids = pb_ints(r, DT_I64, 1, ids_shape, 0, GPT_VOCAB);
-    pb_input(pb, "ids", ids, NULL);
-    tensor_unref(ids);
-    pb_node(pb, "aten.embedding.default", "tok", pb_fmt("weight=%%%s indices=%%ids", pb_ph(pb, "wte.weight")), "tok");
-    pb_node(pb, "aten.arange.default", "pos", pb_fmt("end=%d dtype=dtype:int64 device=device:cpu pin_memory=False", GPT_TOKENS), "pos");
-    pb_node(pb, "aten.embedding.default", "pemb", pb_fmt("weight=%%%s indices=%%pos", pb_ph(pb, "wpe.weight")),
-            "pemb");
-    pb_node(pb, "aten.add.Tensor", "h", "self=%tok other=%pemb", "h");
-    char h[32] = "h";
-    for (int l = 0; l < GPT_LAYERS; l++) {
-        char n[32], o[32];
-#define LN(which, in, out)                                                                                         \
-    pb_node(pb, "aten.layer_norm.default", out,                                                                    \
-            pb_fmt("input=%%%s normalized_shape=[%d] weight=%%%s bias=%%%s", in, GPT_DIM,                          \
-                   pb_ph(pb, pb_fmt("h.%d.%s.weight", l, which)), pb_ph(pb, pb_fmt("h.%d.%s.bias", l, which))), \
-            out)
-        snprintf(n, sizeof n, "ln1_%d", l);
-        LN("ln_1", h, n);
-        linear(pb, pb_fmt("h.%d.attn.c_attn", l), n, pb_fmt("qkv_%d", l));
-        snprintf(o, sizeof o, "v_%d", l);
-        pb_node(pb, "aten.slice.Tensor", o,
-                pb_fmt("self=%%qkv_%d dim=1 start=%d end=%d", l, 2 * GPT_DIM, 3 * GPT_DIM), o);
-        linear(pb, pb_fmt("h.%d.attn.c_proj", l), o, pb_fmt("att_%d", l));
-        pb_node(pb, "aten.add.Tensor", pb_fmt("ha_%d", l), pb_fmt("self=%%%s other=%%att_%d", h, l),
-                pb_fmt("ha_%d", l));
-        snprintf(n, sizeof n, "ln2_%d", l);
-        snprintf(h, sizeof h, "ha_%d", l);
-        LN("ln_2", h, n);
-#undef LN
-        linear(pb, pb_fmt("h.%d.mlp.c_fc", l), n, pb_fmt("fc_%d", l));
-        pb_node(pb, "aten.gelu.default", pb_fmt("gelu_%d", l), pb_fmt("self=%%fc_%d approximate='tanh'", l),
-                pb_fmt("gelu_%d", l));
-        linear(pb, pb_fmt("h.%d.mlp.c_proj", l), pb_fmt("gelu_%d", l), pb_fmt("mlp_%d", l));
-        pb_node(pb, "aten.add.Tensor", pb_fmt("hb_%d", l), pb_fmt("self=%%%s other=%%mlp_%d", h, l),
-                pb_fmt("hb_%d", l));
-        snprintf(h, sizeof h, "hb_%d", l);
-    }
-    pb_node(pb, "aten.layer_norm.default", "lnf",
-            pb_fmt("input=%%%s normalized_shape=[%d] weight=%%%s bias=%%%s", h, GPT_DIM, pb_ph(pb, "ln_f.weight"),
-                   pb_ph(pb, "ln_f.bias")),
-            "lnf");
-    pb_node(pb, "aten.linear.default", "logits", pb_fmt("input=%%lnf weight=%%%s", pb_ph(pb, "wte.weight")),
-            "logits");
-    pb_output(pb, "logits");
-    return pb;
-}
-
 #define WIDE_DIM 2048
 #define WIDE_LAYERS 8 /* 8 x 2048 x 2048 float32 = 128 MiB */
 #define WIDE_BATCH 16
@@ -321,7 +228,7 @@ static void write_model(Which which, int arg, const char *path, PbEra era)
     if (pid == 0) {
         PbRng r = {(uint64_t)which + 1};
         ProgBuilder *pb = which == CHAIN  ? bench_chain_model(arg, &r)
-                          : which == GPT2 ? gpt2_model(&r, pb_fmt("bench.GPT2Shaped%.*s", arg, "xxxxxxxx"))
+                          : which == GPT2 ? bench_gpt2_model(&r, pb_fmt("bench.GPT2Shaped%.*s", arg, "xxxxxxxx"))
                                           : wide_model(&r, pb_fmt("bench.Wide%.*s", arg, "xxxxxxxx"));
         EpError err = {0};
         PbWriteOptions opt = {.era = era, .no_example_inputs = true};

@@ -114,6 +114,24 @@ START_TEST(test_cnn)
 }
 END_TEST
 
+/* The batch variants bench/models.c runs: the same programs on batch 3,
+** whose three rows of output differ (distinct inputs). */
+START_TEST(test_batch_variants)
+{
+    for (int m = 0; m < 2; m++) {
+        PbRng r = {7};
+        Tensor *x;
+        ProgBuilder *pb = m == 0 ? bench_cnn_model_batch(3, &r, &x) : bench_transformer_model_batch(3, &r, &x);
+        Built b;
+        build_and_run(pb, x, &b);
+        int64_t n, cnn[2] = {3, 10}, tf[3] = {3, 64, 64};
+        const float *y = m == 0 ? output_f32(b.ip, 2, cnn, &n) : output_f32(b.ip, 3, tf, &n);
+        ck_assert(memcmp(y, y + n / 3, (size_t)(n / 3) * sizeof *y) != 0);
+        built_free(&b);
+    }
+}
+END_TEST
+
 START_TEST(test_transformer)
 {
     PbRng r = {2};
@@ -170,6 +188,7 @@ Suite *suite_benchmodels(void)
     tcase_set_timeout(tc, 120);
     tcase_add_test(tc, test_cnn);
     tcase_add_test(tc, test_transformer);
+    tcase_add_test(tc, test_batch_variants);
     tcase_add_test(tc, test_gru);
     suite_add_tcase(s, tc);
     return s;

@@ -178,7 +178,7 @@ static void cnn_conv_bn(Seq *s, const char *conv_fqn, const char *bn_fqn, const 
          out);
 }
 
-ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input)
+ProgBuilder *bench_cnn_model_batch(int batch, PbRng *r, Tensor **input)
 {
     ProgBuilder *pb = pb_new(CNN_CLASS, false);
     int64_t width[CNN_STAGES];
@@ -197,7 +197,7 @@ ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input)
         }
     }
     add_linear_params(pb, r, "fc", width[CNN_STAGES - 1], 10);
-    int64_t xs[4] = {1, 3, 16, 16};
+    int64_t xs[4] = {batch, 3, 16, 16};
     *input = input_tensor(r, 4, xs);
     pb_input(pb, "x", *input, NULL);
 
@@ -251,7 +251,6 @@ ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input)
 #define TF_PY "bench/models/transformer.py"
 #define TF_CLASS "bench.models.transformer.Encoder"
 #define TF_LAYER "bench.models.transformer.EncoderLayer"
-#define TF_BATCH 2
 #define TF_SEQ 64
 #define TF_DIM 64
 #define TF_HEADS 4
@@ -278,17 +277,17 @@ static void tf_layer_norm(Seq *s, const char *fqn_text, const char *in, ValName 
 }
 
 /* One projection to heads: linear, view [B, S, H, D/H], transpose(1, 2). */
-static void tf_heads(Seq *s, const char *layer, const char *proj, const char *in, ValName out)
+static void tf_heads(Seq *s, int batch, const char *layer, const char *proj, const char *in, ValName out)
 {
     ValName l, v;
     tf_linear(s, F("%s.attn.%s", layer, proj), in, l);
     pb_module(s->pb, F("%s.attn", layer), "bench.models.transformer.Attention");
     emit(s, "aten.view.default", "view",
-         F("self=%%%s size=[%d, %d, %d, %d]", l, TF_BATCH, TF_SEQ, TF_HEADS, TF_DIM / TF_HEADS), v);
+         F("self=%%%s size=[%d, %d, %d, %d]", l, batch, TF_SEQ, TF_HEADS, TF_DIM / TF_HEADS), v);
     emit(s, "aten.transpose.int", "transpose", F("self=%%%s dim0=1 dim1=2", v), out);
 }
 
-ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input)
+ProgBuilder *bench_transformer_model_batch(int batch, PbRng *r, Tensor **input)
 {
     static const char *const projs[4] = {"q", "k", "v", "out"};
     ProgBuilder *pb = pb_new(TF_CLASS, false);
@@ -301,7 +300,7 @@ ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input)
         add_linear_params(pb, r, F("layers.%d.ff2", l), TF_FF, TF_DIM);
     }
     add_norm_params(pb, r, "norm", TF_DIM);
-    int64_t xs[3] = {TF_BATCH, TF_SEQ, TF_DIM};
+    int64_t xs[3] = {batch, TF_SEQ, TF_DIM};
     *input = input_tensor(r, 3, xs);
     pb_input(pb, "x", *input, NULL);
 
@@ -319,9 +318,9 @@ ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input)
         pb_at_inner(pb, TF_PY, 41, "forward", "x = x + self.attn(self.norm1(x))");
         tf_layer_norm(&s, F("%s.norm1", layer), x, y);
         pb_at_inner(pb, TF_PY, 24, "forward", "q, k, v = (self.heads(p(x)) for p in (self.q, self.k, self.v))");
-        tf_heads(&s, layer, "q", y, q);
-        tf_heads(&s, layer, "k", y, k);
-        tf_heads(&s, layer, "v", y, v);
+        tf_heads(&s, batch, layer, "q", y, q);
+        tf_heads(&s, batch, layer, "k", y, k);
+        tf_heads(&s, batch, layer, "v", y, v);
         pb_at(pb, TF_PY, 60, "forward", "x = layer(x)");
         pb_at_inner(pb, TF_PY, 41, "forward", "x = x + self.attn(self.norm1(x))");
         pb_at_inner(pb, TF_PY, 25, "forward", "a = torch.softmax(q @ k.transpose(-2, -1) * self.scale, dim=-1)");
@@ -335,7 +334,7 @@ ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input)
         pb_at_inner(pb, TF_PY, 26, "forward", "return self.out((a @ v).transpose(1, 2).reshape(x.shape))");
         emit(&s, "aten.matmul.default", "matmul", F("self=%%%s other=%%%s", a, v), a);
         emit(&s, "aten.transpose.int", "transpose", F("self=%%%s dim0=1 dim1=2", a), a);
-        emit(&s, "aten.reshape.default", "reshape", F("self=%%%s shape=[%d, %d, %d]", a, TF_BATCH, TF_SEQ, TF_DIM),
+        emit(&s, "aten.reshape.default", "reshape", F("self=%%%s shape=[%d, %d, %d]", a, batch, TF_SEQ, TF_DIM),
              a);
         tf_linear(&s, F("%s.attn.out", layer), a, y);
         pb_at(pb, TF_PY, 60, "forward", "x = layer(x)");
@@ -356,6 +355,16 @@ ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input)
     tf_layer_norm(&s, "norm", x, y);
     pb_output(pb, y);
     return pb;
+}
+
+ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input)
+{
+    return bench_cnn_model_batch(1, r, input);
+}
+
+ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input)
+{
+    return bench_transformer_model_batch(2, r, input);
 }
 
 /* ---- GRU ---- */
@@ -427,5 +436,138 @@ ProgBuilder *bench_gru_model(PbRng *r, Tensor **input)
         emit(&s, "aten.add.Tensor", "add", F("self=%%%s other=%%%s", n, t1), h);
     }
     pb_output(pb, h);
+    return pb;
+}
+
+/* ---- GPT-2 small ---- */
+
+static void gpt_param(ProgBuilder *pb, PbRng *r, const char *fqn_text, int ndim, const int64_t *sizes, double b)
+{
+    Tensor *t = pb_uniform(r, DT_F32, ndim, sizes, -b, b);
+    pb_param(pb, fqn_text, t);
+    tensor_unref(t);
+}
+
+static void gpt_linear_params(ProgBuilder *pb, PbRng *r, const char *name_text, int64_t in, int64_t out)
+{
+    ValName name;
+    snprintf(name, sizeof name, "%s", name_text);
+    int64_t ws[2] = {out, in};
+    gpt_param(pb, r, F("%s.weight", name), 2, ws, 0.02);
+    gpt_param(pb, r, F("%s.bias", name), 1, &out, 0.02);
+}
+
+/* The names these helpers take may live in pb_fmt's ring, which their own
+** pb_fmt calls overwrite: each copies them first. */
+static void gpt_node(ProgBuilder *pb, const char *target, const char *out_text, const char *args)
+{
+    ValName out;
+    snprintf(out, sizeof out, "%s", out_text);
+    pb_node(pb, target, out, args, out);
+}
+
+static void gpt_linear(ProgBuilder *pb, const char *name_text, const char *in_text, const char *out_text)
+{
+    ValName name, in, out;
+    snprintf(name, sizeof name, "%s", name_text);
+    snprintf(in, sizeof in, "%s", in_text);
+    snprintf(out, sizeof out, "%s", out_text);
+    gpt_node(pb, "aten.linear.default", out,
+             F("input=%%%s weight=%%%s bias=%%%s", in, pb_ph(pb, F("%s.weight", name)), pb_ph(pb, F("%s.bias", name))));
+}
+
+static void gpt_layer_norm(ProgBuilder *pb, const char *fqn_text, const char *in_text, const char *out_text)
+{
+    ValName fqn, in, out;
+    snprintf(fqn, sizeof fqn, "%s", fqn_text);
+    snprintf(in, sizeof in, "%s", in_text);
+    snprintf(out, sizeof out, "%s", out_text);
+    gpt_node(pb, "aten.layer_norm.default", out,
+             F("input=%%%s normalized_shape=[%d] weight=%%%s bias=%%%s", in, BENCH_GPT_DIM,
+               pb_ph(pb, F("%s.weight", fqn)), pb_ph(pb, F("%s.bias", fqn))));
+}
+
+/* Causal self-attention of layer l on ln1 ([T, D]): qkv projection, per
+** head q k^T / sqrt(64) plus the causal mask (0 / -inf, a constant),
+** softmax, times v, heads back to [T, D] (a transposing copy), c_proj. */
+static void gpt_attention(ProgBuilder *pb, int l, const char *ln1_text, const char *out_text)
+{
+    ValName ln1, out;
+    snprintf(ln1, sizeof ln1, "%s", ln1_text);
+    snprintf(out, sizeof out, "%s", out_text);
+    const int T = BENCH_GPT_TOKENS, H = BENCH_GPT_HEADS, D = BENCH_GPT_DIM;
+    gpt_linear(pb, F("h.%d.attn.c_attn", l), ln1, F("qkv_%d", l));
+    static const char *const part[3] = {"q", "k", "v"};
+    for (int p = 0; p < 3; p++) {
+        gpt_node(pb, "aten.slice.Tensor", F("%s_%d", part[p], l),
+                 F("self=%%qkv_%d dim=1 start=%d end=%d", l, p * D, (p + 1) * D));
+        gpt_node(pb, "aten.view.default", F("%sh_%d", part[p], l),
+                 F("self=%%%s_%d size=[%d, %d, %d]", part[p], l, T, H, D / H));
+        gpt_node(pb, "aten.transpose.int", F("%st_%d", part[p], l), F("self=%%%sh_%d dim0=0 dim1=1", part[p], l));
+    }
+    gpt_node(pb, "aten.transpose.int", F("kT_%d", l), F("self=%%kt_%d dim0=-2 dim1=-1", l));
+    gpt_node(pb, "aten.matmul.default", F("s_%d", l), F("self=%%qt_%d other=%%kT_%d", l, l));
+    gpt_node(pb, "aten.mul.Tensor", F("ss_%d", l), F("self=%%s_%d other=%.17g", l, inv_sqrt(D / H)));
+    gpt_node(pb, "aten.add.Tensor", F("sm_%d", l), F("self=%%ss_%d other=%%%s", l, pb_ph(pb, "causal_mask")));
+    gpt_node(pb, "aten.softmax.int", F("a_%d", l), F("self=%%sm_%d dim=-1", l));
+    gpt_node(pb, "aten.matmul.default", F("av_%d", l), F("self=%%a_%d other=%%vt_%d", l, l));
+    gpt_node(pb, "aten.transpose.int", F("avt_%d", l), F("self=%%av_%d dim0=0 dim1=1", l));
+    gpt_node(pb, "aten.reshape.default", F("y_%d", l), F("self=%%avt_%d shape=[%d, %d]", l, T, D));
+    gpt_linear(pb, F("h.%d.attn.c_proj", l), F("y_%d", l), out);
+}
+
+ProgBuilder *bench_gpt2_model(PbRng *r, const char *cls)
+{
+    const int D = BENCH_GPT_DIM, T = BENCH_GPT_TOKENS;
+    ProgBuilder *pb = pb_new(cls, false);
+    int64_t wte[2] = {BENCH_GPT_VOCAB, D}, wpe[2] = {BENCH_GPT_CTX, D}, d = D;
+    gpt_param(pb, r, "wte.weight", 2, wte, 0.02);
+    gpt_param(pb, r, "wpe.weight", 2, wpe, 0.02);
+    for (int l = 0; l < BENCH_GPT_LAYERS; l++) {
+        gpt_param(pb, r, F("h.%d.ln_1.weight", l), 1, &d, 1.0);
+        gpt_param(pb, r, F("h.%d.ln_1.bias", l), 1, &d, 0.02);
+        gpt_linear_params(pb, r, F("h.%d.attn.c_attn", l), D, 3 * D);
+        gpt_linear_params(pb, r, F("h.%d.attn.c_proj", l), D, D);
+        gpt_param(pb, r, F("h.%d.ln_2.weight", l), 1, &d, 1.0);
+        gpt_param(pb, r, F("h.%d.ln_2.bias", l), 1, &d, 0.02);
+        gpt_linear_params(pb, r, F("h.%d.mlp.c_fc", l), D, 4 * D);
+        gpt_linear_params(pb, r, F("h.%d.mlp.c_proj", l), 4 * D, D);
+    }
+    gpt_param(pb, r, "ln_f.weight", 1, &d, 1.0);
+    gpt_param(pb, r, "ln_f.bias", 1, &d, 0.02);
+    int64_t ms[2] = {T, T};
+    EpError err = {0};
+    Tensor *mask = tensor_zeros(DT_F32, 2, ms, &err);
+    float *m = tensor_data(mask);
+    for (int i = 0; i < T; i++)
+        for (int j = i + 1; j < T; j++)
+            m[(size_t)i * T + j] = -1.0f / 0.0f;
+    pb_buffer(pb, "causal_mask", mask, false);
+    tensor_unref(mask);
+    int64_t ids_shape[1] = {T};
+    Tensor *ids = pb_ints(r, DT_I64, 1, ids_shape, 0, BENCH_GPT_VOCAB);
+    pb_input(pb, "ids", ids, NULL);
+    tensor_unref(ids);
+
+    gpt_node(pb, "aten.embedding.default", "tok", F("weight=%%%s indices=%%ids", pb_ph(pb, "wte.weight")));
+    gpt_node(pb, "aten.arange.default", "pos", F("end=%d dtype=dtype:int64 device=device:cpu pin_memory=False", T));
+    gpt_node(pb, "aten.embedding.default", "pemb", F("weight=%%%s indices=%%pos", pb_ph(pb, "wpe.weight")));
+    gpt_node(pb, "aten.add.Tensor", "h", "self=%tok other=%pemb");
+    ValName h = "h";
+    for (int l = 0; l < BENCH_GPT_LAYERS; l++) {
+        gpt_layer_norm(pb, F("h.%d.ln_1", l), h, F("ln1_%d", l));
+        gpt_attention(pb, l, F("ln1_%d", l), F("att_%d", l));
+        gpt_node(pb, "aten.add.Tensor", F("ha_%d", l), F("self=%%%s other=%%att_%d", h, l));
+        snprintf(h, sizeof h, "ha_%d", l);
+        gpt_layer_norm(pb, F("h.%d.ln_2", l), h, F("ln2_%d", l));
+        gpt_linear(pb, F("h.%d.mlp.c_fc", l), F("ln2_%d", l), F("fc_%d", l));
+        gpt_node(pb, "aten.gelu.default", F("gelu_%d", l), F("self=%%fc_%d approximate='tanh'", l));
+        gpt_linear(pb, F("h.%d.mlp.c_proj", l), F("gelu_%d", l), F("mlp_%d", l));
+        gpt_node(pb, "aten.add.Tensor", F("hb_%d", l), F("self=%%%s other=%%mlp_%d", h, l));
+        snprintf(h, sizeof h, "hb_%d", l);
+    }
+    gpt_layer_norm(pb, "ln_f", h, "lnf");
+    gpt_node(pb, "aten.linear.default", "logits", F("input=%%lnf weight=%%%s", pb_ph(pb, "wte.weight")));
+    pb_output(pb, "logits");
     return pb;
 }

@@ -32,6 +32,8 @@ ProgBuilder *bench_wide_model(int batch, PbRng *r);
 ** 3 + 21 * BENCH_CNN_BLOCKS + 10 nodes. */
 #define BENCH_CNN_BLOCKS 13
 ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input);
+/* The same on float32[batch, 3, 16, 16]. */
+ProgBuilder *bench_cnn_model_batch(int batch, PbRng *r, Tensor **input);
 
 /* A pre-norm transformer encoder of BENCH_TF_LAYERS layers on
 ** float32[2, 64, 64] (batch, sequence, model width; 4 heads, 256 wide
@@ -41,6 +43,8 @@ ProgBuilder *bench_cnn_model(PbRng *r, Tensor **input);
 ** then a final layer_norm. */
 #define BENCH_TF_LAYERS 12
 ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input);
+/* The same on float32[batch, 64, 64]. */
+ProgBuilder *bench_transformer_model_batch(int batch, PbRng *r, Tensor **input);
 
 /* A GRU cell unrolled over BENCH_GRU_STEPS steps of float32[steps, 16,
 ** 128] input with a 256-wide hidden state (zero at the start): per step
@@ -48,5 +52,20 @@ ProgBuilder *bench_transformer_model(PbRng *r, Tensor **input);
 ** tanh, sub (15 nodes a step). */
 #define BENCH_GRU_STEPS 20
 ProgBuilder *bench_gru_model(PbRng *r, Tensor **input);
+
+/* GPT-2 small's parameters (124 M; linear weights as [out, in]) and its
+** forward over BENCH_GPT_TOKENS token ids (int64[64], the one input):
+** token and position embeddings; per layer ln_1, the qkv projection, causal
+** attention per head (matmul, scale, + a -inf mask buffer, softmax, matmul,
+** heads back to [T, D]), c_proj, residual add, ln_2, the MLP with tanh
+** gelu, residual add; ln_f and the logits through the token embedding.
+** cls names the module class (the loading bench varies its length). */
+#define BENCH_GPT_VOCAB 50257
+#define BENCH_GPT_CTX 1024
+#define BENCH_GPT_DIM 768
+#define BENCH_GPT_HEADS 12
+#define BENCH_GPT_LAYERS 12
+#define BENCH_GPT_TOKENS 64
+ProgBuilder *bench_gpt2_model(PbRng *r, const char *cls);
 
 #endif

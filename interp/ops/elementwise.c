@@ -231,6 +231,11 @@ void ew_set_reference_path(bool on)
     reference_path = on;
 }
 
+bool ew_reference_path(void)
+{
+    return reference_path;
+}
+
 static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
 {
     const EwRun *r = ctx;
@@ -380,6 +385,66 @@ static bool flat_call(EwFlat *f, Tensor *out, Tensor *const *in, int nin)
     return true;
 }
 
+/* ---- the strided path: the iterator's runs, in parallel ------------------------ */
+
+/* A call the broadcasting iterator walks (a transposed or sliced operand, a
+** broadcast other than a trailing bias): items are its inner runs, a
+** chunk's first run found from its number and the next ones like an
+** odometer.  Runs write disjoint parts of out, so the bits do not depend on
+** the thread count. */
+typedef struct EwRows {
+    const TensorIter *it;
+    const EwRun *run;
+    atomic_bool zero_div;
+} EwRows;
+
+static void ew_rows_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    EwRows *w = ctx;
+    const TensorIter *it = w->it;
+    EwRun r = *w->run;
+    EwArgs args = *r.args; /* this chunk's own: zero_div is set per chunk */
+    args.zero_div = false;
+    r.args = &args;
+    const int last = it->ndim - 1, nops = it->nops;
+    int64_t idx[EP_MAX_DIMS], rest = begin, inner_stride[ITER_MAX_OPERANDS];
+    for (int d = last - 1; d >= 0; d--) {
+        idx[d] = rest % it->shape[d];
+        rest /= it->shape[d];
+    }
+    for (int k = 0; k < nops; k++)
+        inner_stride[k] = it->strides[k][last];
+    for (int64_t row = begin; row < end; row++) {
+        char *data[ITER_MAX_OPERANDS];
+        for (int k = 0; k < nops; k++) {
+            data[k] = it->base[k];
+            for (int d = 0; d < last; d++)
+                data[k] += idx[d] * it->strides[k][d];
+        }
+        ew_inner(data, inner_stride, it->shape[last], &r);
+        for (int d = last - 1; d >= 0 && ++idx[d] == it->shape[d]; d--)
+            idx[d] = 0;
+    }
+    if (args.zero_div)
+        atomic_store(&w->zero_div, true);
+}
+
+/* Walk it with ew_inner: in chunks over the pool when it is large and
+** has runs to split, else (and on the reference path) on this thread. */
+static void ew_strided(const TensorIter *it, EwRun *r)
+{
+    if (reference_path || it->numel <= EW_GRAIN || it->ndim < 2) {
+        iter_run(it, ew_inner, r);
+        return;
+    }
+    int64_t inner = it->shape[it->ndim - 1];
+    EwRows w = {.it = it, .run = r};
+    atomic_init(&w.zero_div, false);
+    ep_parallel_for(it->numel / inner, EW_GRAIN / inner > 0 ? EW_GRAIN / inner : 1, ew_rows_chunk, &w);
+    if (atomic_load(&w.zero_div))
+        r->args->zero_div = true;
+}
+
 /* ---- running a call ---------------------------------------------------------- */
 
 void ew_call_init(EwCall *e, const EwKernel *k, int nin, Tensor *const *in, DType common)
@@ -483,7 +548,7 @@ EpStatus ew_execute(OpCall *c, EwCall *e)
         rc = iter_init(&it, out->ndim, out->sizes, 1 + e->nin, ops, c->err);
         if (rc)
             goto done;
-        iter_run(&it, ew_inner, &r);
+        ew_strided(&it, &r);
     }
     if (e->args.zero_div)
         rc = op_fail(c, "ZeroDivisionError");

@@ -92,6 +92,8 @@ EpStatus ew_execute(OpCall *c, EwCall *e);
 ** compare the fast paths (long direct runs, broadcast biases, the pool's
 ** threads) with it; off (the default) gives the same bits faster. */
 void ew_set_reference_path(bool on);
+/* Whether it is on (the shape family's copies follow it too). */
+bool ew_reference_path(void);
 
 /* Set up *e for kernel k over nin operands with every override cleared. */
 void ew_call_init(EwCall *e, const EwKernel *k, int nin, Tensor *const *in, DType common);

@@ -12,6 +12,151 @@
 
 #include <string.h>
 
+#include "elementwise.h"
+#include "interp/parallel.h"
+
+/* ---- the dense copy fast path ---------------------------------------------- */
+
+/* Elements per parallel chunk: a copy this small runs on the calling
+** thread.  A copy gives the same bits whoever does it, so the chunks only
+** need to write disjoint parts. */
+#define COPY_GRAIN 65536
+/* Side of the square tiles of a transposing copy: 32 x 8 bytes fit L1. */
+#define COPY_TILE 32
+
+/* A same-dtype copy after the iterator merged what it could: dim `last`
+** is contiguous in dst; rows (b < 0) when it is contiguous in src too,
+** else a transposing copy between dims b and last, src contiguous along b.
+** An item is one row, or COPY_TILE rows of dim b (a strip of tiles). */
+typedef struct DenseCopy {
+    int ndim, es, last, b;
+    int64_t shape[EP_MAX_DIMS];
+    int64_t ds[EP_MAX_DIMS], ss[EP_MAX_DIMS]; /* bytes */
+    char *dst;
+    const char *src;
+} DenseCopy;
+
+/* n elements of width es from src (stride sstride bytes) to dst (stride
+** dstride bytes), typed by width: a memcpy call per element costs more. */
+static void copy_strided(int es, char *dst, int64_t dstride, const char *src, int64_t sstride, int64_t n)
+{
+    switch (es) {
+    case 1:
+        for (int64_t i = 0; i < n; i++)
+            *(uint8_t *)(dst + i * dstride) = *(const uint8_t *)(src + i * sstride);
+        break;
+    case 2:
+        for (int64_t i = 0; i < n; i++)
+            *(uint16_t *)(dst + i * dstride) = *(const uint16_t *)(src + i * sstride);
+        break;
+    case 4:
+        for (int64_t i = 0; i < n; i++)
+            *(uint32_t *)(dst + i * dstride) = *(const uint32_t *)(src + i * sstride);
+        break;
+    default:
+        for (int64_t i = 0; i < n; i++)
+            *(uint64_t *)(dst + i * dstride) = *(const uint64_t *)(src + i * sstride);
+        break;
+    }
+}
+
+/* Items [begin, end): the index over the dims other than last (and b)
+** walks like an odometer, dim b's strip number fastest. */
+static void dense_copy_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const DenseCopy *d = ctx;
+    const int last = d->last, b = d->b;
+    const int64_t strips = b < 0 ? 1 : (d->shape[b] + COPY_TILE - 1) / COPY_TILE;
+    int64_t idx[EP_MAX_DIMS] = {0};
+    int64_t rest = begin / strips, strip = begin % strips;
+    for (int i = last - 1; i >= 0; i--)
+        if (i != b) {
+            idx[i] = rest % d->shape[i];
+            rest /= d->shape[i];
+        }
+    const int64_t n = d->shape[last];
+    for (int64_t item = begin; item < end; item++) {
+        char *dp = d->dst;
+        const char *sp = d->src;
+        for (int i = 0; i < last; i++)
+            if (i != b) {
+                dp += idx[i] * d->ds[i];
+                sp += idx[i] * d->ss[i];
+            }
+        if (b < 0) {
+            memcpy(dp, sp, (size_t)(n * d->es));
+        } else {
+            /* Tile by tile through buf: the source's columns are read
+            ** contiguously into buf's rows, then the destination's rows
+            ** are written contiguously from buf's columns.  Going straight
+            ** from one to the other would touch COPY_TILE lines a large
+            ** power of two apart, which share one L1 set and evict each
+            ** other. */
+            uint64_t buf[COPY_TILE * COPY_TILE];
+            const int es = d->es;
+            int64_t r0 = strip * COPY_TILE, rn = d->shape[b] - r0 < COPY_TILE ? d->shape[b] - r0 : COPY_TILE;
+            for (int64_t c0 = 0; c0 < n; c0 += COPY_TILE) {
+                int64_t cn = n - c0 < COPY_TILE ? n - c0 : COPY_TILE;
+                for (int64_t j = 0; j < cn; j++)
+                    memcpy((char *)buf + j * COPY_TILE * es, sp + r0 * es + (c0 + j) * d->ss[last], (size_t)(rn * es));
+                for (int64_t i = 0; i < rn; i++)
+                    copy_strided(es, dp + (r0 + i) * d->ds[b] + c0 * es, es, (const char *)buf + i * es,
+                                 COPY_TILE * es, cn);
+            }
+        }
+        if (++strip < strips)
+            continue;
+        strip = 0;
+        for (int i = last - 1; i >= 0; i--) {
+            if (i == b)
+                continue;
+            if (++idx[i] < d->shape[i])
+                break;
+            idx[i] = 0;
+        }
+    }
+}
+
+bool shape_copy_dense(Tensor *dst, const Tensor *src)
+{
+    if (ew_reference_path() || dst->dtype != src->dtype || tensor_same_storage(dst, src))
+        return false;
+    TensorIter it;
+    Tensor *ops[2] = {dst, (Tensor *)src};
+    if (iter_init(&it, dst->ndim, dst->sizes, 2, ops, NULL) != EP_OK || it.ndim == 0)
+        return false;
+    DenseCopy d = {.ndim = it.ndim, .es = dtype_size(dst->dtype), .last = it.ndim - 1, .b = -1,
+                   .dst = it.base[0], .src = it.base[1]};
+    for (int i = 0; i < it.ndim; i++) {
+        d.shape[i] = it.shape[i];
+        d.ds[i] = it.strides[0][i];
+        d.ss[i] = it.strides[1][i];
+    }
+    if (d.ds[d.last] != d.es)
+        return false;
+    if (d.ss[d.last] != d.es) {
+        for (int i = 0; i < d.last && d.b < 0; i++)
+            if (d.ss[i] == d.es)
+                d.b = i;
+        if (d.b < 0)
+            return false;
+    } else if (d.shape[d.last] < 8) {
+        return false; /* rows too short for a memcpy each: the iterator's loop */
+    }
+    int64_t items = 1;
+    for (int i = 0; i < d.last; i++)
+        if (i != d.b)
+            items *= d.shape[i];
+    int64_t per_item = d.shape[d.last];
+    if (d.b >= 0) {
+        items *= (d.shape[d.b] + COPY_TILE - 1) / COPY_TILE;
+        per_item *= COPY_TILE;
+    }
+    int64_t grain = COPY_GRAIN / per_item;
+    ep_parallel_for(items, grain > 0 ? grain : 1, dense_copy_chunk, &d);
+    return true;
+}
+
 /* clone(Tensor self, *, MemoryFormat? memory_format=None) */
 EpStatus k_clone(OpCall *c)
 {

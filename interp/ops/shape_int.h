@@ -105,6 +105,12 @@ Tensor *shape_new_like(OpCall *c, const Tensor *t, DType dtype, int memfmt, bool
 /* _to_copy / clone: a new tensor laid out as shape_new_like says, holding
 ** t's values converted to dtype. */
 Tensor *shape_copy_as(OpCall *c, Tensor *t, DType dtype, int memfmt);
+/* Copy src into dst (same dtype and shape, separate storages) by rows of
+** memcpy or by tiles of a transposing copy, in parallel when large (a copy
+** gives the same bits on any thread count); false, having done nothing,
+** when the layouts fit neither or under ew_set_reference_path, so the
+** caller copies through tensor_copy_into (shape_copy.c). */
+bool shape_copy_dense(Tensor *dst, const Tensor *src);
 /* clone_preserve_strides: a private copy of the memory t addresses, with
 ** t's sizes and strides (the *_scatter ops and copy write into it).  An
 ** expanded t (internal overlap) is cloned densely instead.  whole_storage
