@@ -65,6 +65,33 @@ DEFINE_SAFE_ROWS(double)
 
 typedef enum SoftmaxKind { SOFTMAX, LOG_SOFTMAX, SAFE_SOFTMAX } SoftmaxKind;
 
+/* The fast path of a contiguous float32, float16 or bfloat16 self seen as
+** fs: float16 and bfloat16 are widened to float32 (exact), computed there
+** and rounded once to their type, as PyTorch computes them in float. */
+static EpStatus softmax_fast(OpCall *c, Tensor *self, RfShape fs, SoftmaxKind kind)
+{
+    bool narrow = self->dtype != DT_F32;
+    Tensor *x = narrow ? tensor_to_dtype(self, DT_F32, c->err) : tensor_ref(self);
+    Tensor *y = x ? tensor_empty(DT_F32, self->ndim, self->sizes, c->err) : NULL;
+    if (!y) {
+        tensor_unref(x);
+        return c->err->code;
+    }
+    reduce_fast_softmax(tensor_data(x), fs, kind == LOG_SOFTMAX, tensor_data(y));
+    if (kind == SAFE_SOFTMAX)
+        zero_masked_rows_float(tensor_data(x), fs.outer, fs.len, tensor_data(y));
+    tensor_unref(x);
+    if (narrow) {
+        Tensor *r = tensor_to_dtype(y, self->dtype, c->err);
+        tensor_unref(y);
+        if (!r)
+            return c->err->code;
+        y = r;
+    }
+    out_tensor(c, 0, y);
+    return EP_OK;
+}
+
 /* Shared body: softmax of self cast to dtype (DT_INVALID: keep) along dim. */
 static EpStatus softmax_common(OpCall *c, SoftmaxKind kind, int64_t dim, DType dtype)
 {
@@ -88,17 +115,9 @@ static EpStatus softmax_common(OpCall *c, SoftmaxKind kind, int64_t dim, DType d
     ReducePlan p;
     reduce_plan_one(self, d, &p);
     RfShape fs;
-    if (out == DT_F32 && self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p.reduced, &fs) &&
-        (kind != SAFE_SOFTMAX || fs.inner == 1)) {
-        Tensor *y = tensor_empty(out, self->ndim, self->sizes, c->err);
-        if (!y)
-            return c->err->code;
-        reduce_fast_softmax(tensor_data(self), fs, kind == LOG_SOFTMAX, tensor_data(y));
-        if (kind == SAFE_SOFTMAX)
-            zero_masked_rows_float(tensor_data(self), fs.outer, fs.len, tensor_data(y));
-        out_tensor(c, 0, y);
-        return EP_OK;
-    }
+    if (reduce_fast_enabled(c) && (out == DT_F32 || out == DT_F16 || out == DT_BF16) && self->dtype == out &&
+        reduce_fast_shape(self, p.reduced, &fs) && (kind != SAFE_SOFTMAX || fs.inner == 1))
+        return softmax_fast(c, self, fs, kind);
     DType ct = reduce_compute_dtype(out);
     /* casting to dtype first matters when it narrows (float64 -> float16) */
     Tensor *src = out == self->dtype ? tensor_ref(self) : tensor_to_dtype(self, out, c->err);
