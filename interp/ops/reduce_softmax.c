@@ -65,27 +65,45 @@ DEFINE_SAFE_ROWS(double)
 
 typedef enum SoftmaxKind { SOFTMAX, LOG_SOFTMAX, SAFE_SOFTMAX } SoftmaxKind;
 
+/* n float16 (f16) or bfloat16 values widened to float32, and back rounded
+** once to nearest even: plain loops over dtype.h's conversions, without
+** tensor_to_dtype's general converter (most of the time otherwise). */
+static void widen_reduced(bool f16, const uint16_t *x, int64_t n, float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f16 ? f16_to_f32(x[i]) : bf16_to_f32(x[i]);
+}
+
+static void narrow_reduced(bool f16, const float *x, int64_t n, uint16_t *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f16 ? f32_to_f16(x[i]) : f32_to_bf16(x[i]);
+}
+
 /* The fast path of a contiguous float32, float16 or bfloat16 self seen as
 ** fs: float16 and bfloat16 are widened to float32 (exact), computed there
 ** and rounded once to their type, as PyTorch computes them in float. */
 static EpStatus softmax_fast(OpCall *c, Tensor *self, RfShape fs, SoftmaxKind kind)
 {
-    bool narrow = self->dtype != DT_F32;
-    Tensor *x = narrow ? tensor_to_dtype(self, DT_F32, c->err) : tensor_ref(self);
+    int64_t n = tensor_numel(self);
+    bool narrow = self->dtype != DT_F32, f16 = self->dtype == DT_F16;
+    Tensor *x = narrow ? tensor_empty(DT_F32, 1, &n, c->err) : tensor_ref(self);
     Tensor *y = x ? tensor_empty(DT_F32, self->ndim, self->sizes, c->err) : NULL;
-    if (!y) {
+    Tensor *r = y && narrow ? tensor_empty(self->dtype, self->ndim, self->sizes, c->err) : NULL;
+    if (!y || (narrow && !r)) {
         tensor_unref(x);
+        tensor_unref(y);
         return c->err->code;
     }
+    if (narrow)
+        widen_reduced(f16, tensor_data(self), n, tensor_data(x));
     reduce_fast_softmax(tensor_data(x), fs, kind == LOG_SOFTMAX, tensor_data(y));
     if (kind == SAFE_SOFTMAX)
         zero_masked_rows_float(tensor_data(x), fs.outer, fs.len, tensor_data(y));
     tensor_unref(x);
     if (narrow) {
-        Tensor *r = tensor_to_dtype(y, self->dtype, c->err);
+        narrow_reduced(f16, tensor_data(y), n, tensor_data(r));
         tensor_unref(y);
-        if (!r)
-            return c->err->code;
         y = r;
     }
     out_tensor(c, 0, y);
