@@ -26,7 +26,7 @@
 
 /* Run target on positional args; the first output (a new reference), or
 ** NULL when the kernel failed (its message in *msg when msg). */
-static Tensor *run_op(const char *target, int n, const Value *vals, char *msg, size_t cap)
+static Tensor *run_op_cfg(const char *target, int n, const Value *vals, char *msg, size_t cap, bool fast)
 {
     const OpDef *op = op_lookup(target);
     ck_assert_msg(op != NULL, "%s not in the registry", target);
@@ -36,7 +36,7 @@ static Tensor *run_op(const char *target, int n, const Value *vals, char *msg, s
     Value outs[OP_MAX_RETS];
     for (int i = 0; i < OP_MAX_RETS; i++)
         outs[i].kind = V_NONE;
-    KernelConfig cfg = {.use_blas = true};
+    KernelConfig cfg = {.use_blas = fast};
     OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
     EpStatus rc = op->fn(&call);
     Tensor *r = rc == EP_OK && outs[0].kind == V_TENSOR ? tensor_ref(outs[0].t) : NULL;
@@ -47,6 +47,12 @@ static Tensor *run_op(const char *target, int n, const Value *vals, char *msg, s
     for (int i = 0; i < op->schema->nargs; i++)
         value_clear(&args[i]);
     return r;
+}
+
+/* run_op_cfg with the fast paths on (the default configuration) */
+static Tensor *run_op(const char *target, int n, const Value *vals, char *msg, size_t cap)
+{
+    return run_op_cfg(target, n, vals, msg, cap, true);
 }
 
 /* ---- test data --------------------------------------------------------------- */
@@ -592,6 +598,94 @@ START_TEST(test_pool_from_workers)
 }
 END_TEST
 
+/* ---- softmax: exp's one-factor form, float16 and bfloat16 ------------------ */
+
+/* A row whose span is below exp's normal range takes the one-factor exp;
+** the same row with a -inf appended takes the clamped one, and the -inf
+** adds an exact 0 to the sum (a lane the padding already fills), so the
+** first n results must have the same bits. */
+START_TEST(test_softmax_normal_rows_equal_clamped)
+{
+    enum { N = 1000 };
+    EpError err = {0};
+    int64_t s1[2] = {3, N}, s2[2] = {3, N + 1};
+    Tensor *a = tensor_empty(DT_F32, 2, s1, &err), *b = tensor_empty(DT_F32, 2, s2, &err);
+    float *pa = tensor_data(a), *pb = tensor_data(b);
+    for (int r = 0; r < 3; r++) {
+        for (int i = 0; i < N; i++) {
+            /* spans of 2, 60 and just under 87 */
+            float span = r == 0 ? 2.0f : r == 1 ? 60.0f : 86.9f;
+            float v = (float)(next_u64() >> 40) / 16777216.0f * span - span / 2;
+            pa[r * N + i] = pb[r * (N + 1) + i] = v;
+        }
+        pa[r * N] = pb[r * (N + 1)] = -43.4f; /* the min and max at the ends */
+        pa[r * N + N - 1] = pb[r * (N + 1) + N - 1] = r == 2 ? 43.4f : 1.0f;
+        pb[r * (N + 1) + N] = -INFINITY;
+    }
+    for (int log = 0; log < 2; log++) {
+        const char *target = log ? "aten._log_softmax.default" : "aten._softmax.default";
+        Value va[3] = {value_tensor(a), value_int(1), value_bool(false)};
+        Value vb[3] = {value_tensor(b), value_int(1), value_bool(false)};
+        Tensor *ya = run_op(target, 3, va, NULL, 0), *yb = run_op(target, 3, vb, NULL, 0);
+        ck_assert(ya && yb);
+        const float *qa = tensor_data(ya), *qb = tensor_data(yb);
+        for (int r = 0; r < 3; r++)
+            ck_assert_msg(memcmp(qa + r * N, qb + r * (N + 1), N * sizeof(float)) == 0, "%s row %d differs",
+                          target, r);
+        tensor_unref(ya);
+        tensor_unref(yb);
+    }
+    tensor_unref(a);
+    tensor_unref(b);
+}
+END_TEST
+
+/* float16 and bfloat16 softmax: the fast path (widened to float32,
+** rounded once) against the reference loops (sums in double): within one
+** unit of the type's last place, NaN where the reference has NaN. */
+START_TEST(test_softmax_reduced_fast_vs_reference)
+{
+    static const DType DTS[] = {DT_F16, DT_BF16};
+    static const char *const TARGETS[] = {"aten._softmax.default", "aten._log_softmax.default"};
+    for (int k = 0; k < 2; k++)
+        for (int t = 0; t < 2; t++)
+            for (int dim = 0; dim < 2; dim++) {
+                int64_t sizes[2] = {37, 300};
+                /* finite values with some -inf and nan (make_tensor's 1e30
+                ** beside another 1e30 would test log_softmax's absorption,
+                ** where the f32 paths differ too: x - (m + log s) in double) */
+                EpError err = {0};
+                Tensor *x = tensor_empty(DTS[k], 2, sizes, &err);
+                for (int64_t i = 0; i < sizes[0] * sizes[1]; i++) {
+                    uint64_t r = next_u64();
+                    double val = r % 40 == 0 ? -INFINITY : r % 997 == 0 ? NAN : (double)(r >> 11) / 0x1p53 * 16 - 8;
+                    dtype_store_f64(DTS[k], (char *)tensor_data(x) + i * 2, val);
+                }
+                Value v[3] = {value_tensor(x), value_int(dim), value_bool(false)};
+                Tensor *fast = run_op_cfg(TARGETS[t], 3, v, NULL, 0, true);
+                Tensor *ref = run_op_cfg(TARGETS[t], 3, v, NULL, 0, false);
+                ck_assert(fast && ref && fast->dtype == DTS[k]);
+                int64_t n = tensor_numel(ref);
+                double eps = DTS[k] == DT_F16 ? 0x1p-10 : 0x1p-7;
+                for (int64_t i = 0; i < n; i++) {
+                    double f = dtype_load_f64(DTS[k], (char *)tensor_data(fast) + i * 2);
+                    double r = dtype_load_f64(DTS[k], (char *)tensor_data(ref) + i * 2);
+                    if (r != r) {
+                        ck_assert_msg(f != f, "%s %s dim %d [%lld]: %g, reference nan", TARGETS[t],
+                                      dtype_c10_name(DTS[k]), dim, (long long)i, f);
+                        continue;
+                    }
+                    double tol = fabs(r) * eps + (DTS[k] == DT_F16 ? 0x1p-24 : 0x1p-133);
+                    ck_assert_msg(f == r || fabs(f - r) <= tol, "%s %s dim %d [%lld]: %a, reference %a", TARGETS[t],
+                                  dtype_c10_name(DTS[k]), dim, (long long)i, f, r);
+                }
+                tensor_unref(fast);
+                tensor_unref(ref);
+                tensor_unref(x);
+            }
+}
+END_TEST
+
 Suite *suite_fastpaths(void)
 {
     Suite *s = suite_create("fastpaths");
@@ -600,6 +694,8 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tc, test_pointwise_fast_equals_reference);
     tcase_add_test(tc, test_pointwise_in_place);
     tcase_add_test(tc, test_zero_division_in_chunks);
+    tcase_add_test(tc, test_softmax_normal_rows_equal_clamped);
+    tcase_add_test(tc, test_softmax_reduced_fast_vs_reference);
     suite_add_tcase(s, tc);
     TCase *tcc = tcase_create("copies");
     tcase_set_timeout(tcc, 120);

@@ -3,8 +3,9 @@
 ** against the libm reference the kernels used before them: ulp bounds over
 ** a sweep of every 4093rd float32 bit pattern, every float near the places
 ** where a function changes method, saturates or underflows, and the
-** special values exactly; and the same bits whatever the array's length,
-** offset or aliasing.
+** special values exactly; the same bits whatever the array's length,
+** offset or aliasing; and the same bits from the cheaper forms blocks of
+** small arguments take.
 */
 #include <math.h>
 #include <stdlib.h>
@@ -219,6 +220,57 @@ START_TEST(test_split_invariance)
 }
 END_TEST
 
+/* Functions that run a cheaper form on blocks (vecmath.c's vmap_split)
+** whose every |x| is below lim: that form must give the full form's bits.
+** A block holding one nan runs the full form, so each value is computed
+** twice, in an all-below block and in a block with a nan elsewhere. */
+static const struct {
+    const char *name;
+    VmFn fn;
+    float lim;
+} SPLIT[] = {
+    {"exp", vm_exp_f32, 87.0f},   {"sigmoid", vm_sigmoid_f32, 87.0f}, {"silu", vm_silu_f32, 87.0f},
+    {"erf", vm_erf_f32, 1.0f},    {"gelu", vm_gelu_f32, 1.414f},
+};
+
+START_TEST(test_block_forms_equal_full)
+{
+    enum { N = 64 * 512, BLOCK = 64 };
+    static float xs[N], fast[N], full0[N], full1[N], nan0[N], nan1[N];
+    for (size_t k = 0; k < sizeof SPLIT / sizeof SPLIT[0]; k++) {
+        float lim = SPLIT[k].lim, edge = nextafterf(lim, 0.0f);
+        uint32_t seed = 12345;
+        for (int i = 0; i < N; i++) {
+            seed = seed * 1664525u + 1013904223u;
+            float u = (float)(seed >> 8) / 8388608.0f - 1.0f;
+            /* in (-lim, lim), and every fourth block just past lim, which
+            ** must take the full form (a lim set too high would show) */
+            xs[i] = (i / BLOCK) % 4 == 3 ? (u < 0 ? -lim : lim) + u * 0.02f * lim : u * edge;
+        }
+        /* the edges, zeros, denormals and tiny values in some blocks */
+        static const float SPECIAL[] = {0.0f, -0.0f, 0x1p-149f, -0x1p-140f, 1e-20f, -3e-8f};
+        for (int b = 0; b < N / BLOCK; b++) {
+            xs[b * BLOCK + 5] = (b & 1) ? edge : -edge;
+            xs[b * BLOCK + 9] = SPECIAL[b % 6];
+        }
+        memcpy(nan0, xs, sizeof xs);
+        memcpy(nan1, xs, sizeof xs);
+        for (int b = 0; b < N / BLOCK; b++) {
+            nan0[b * BLOCK] = NAN;
+            nan1[b * BLOCK + 1] = NAN;
+        }
+        SPLIT[k].fn(fast, xs, N);
+        SPLIT[k].fn(full0, nan0, N);
+        SPLIT[k].fn(full1, nan1, N);
+        for (int i = 0; i < N; i++) {
+            float want = i % BLOCK == 0 ? full1[i] : full0[i];
+            ck_assert_msg(to_bits(fast[i]) == to_bits(want), "%s(%a): block form %a, full form %a", SPLIT[k].name,
+                          xs[i], fast[i], want);
+        }
+    }
+}
+END_TEST
+
 Suite *suite_vecmath(void)
 {
     Suite *s = suite_create("vecmath");
@@ -228,6 +280,7 @@ Suite *suite_vecmath(void)
     tcase_add_test(tc, test_specials);
     tcase_add_test(tc, test_saturation);
     tcase_add_test(tc, test_split_invariance);
+    tcase_add_test(tc, test_block_forms_equal_full);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -578,37 +578,30 @@ RF_INLINE void store_y(float *y, int64_t i, int64_t n, const RfV8f *v)
         rf_store8f_part(y + i, v, n - i);
 }
 
-/* One row, as PyTorch's vectorized last-dim softmax: max, exp(x - max) and
-** its sum, then a multiply by 1 / sum, or for log_softmax
-** (x - max) - log(sum). */
-RF_CLONES static void softmax_row(const float *x, int64_t n, bool want_log, float *y)
+/* exp in the form row_exp chose (a constant there: the branch folds) */
+RF_INLINE RfV8f row_exp8(const RfV8f *v, bool normal)
 {
-    RfV8f mv = rf_splat8f(-INFINITY), mw = mv; /* two chains: the compares' latency */
-    int64_t t = 0;
-    for (; t + 16 <= n; t += 16) {
-        RfV8f v = rf_load8f(x + t), w = rf_load8f(x + t + 8);
-        mv = rf_max_nan8f(&mv, &v);
-        mw = rf_max_nan8f(&mw, &w);
-    }
-    for (; t < n; t += 8) {
-        RfV8f v = load_x(x, t, n);
-        mv = rf_max_nan8f(&mv, &v);
-    }
-    float m = -INFINITY;
-    for (int k = 0; k < 8; k++)
-        m = rf_max_nanf(rf_max_nanf(m, mv[k]), mw[k]);
+    return normal ? vm_exp_normal(v) : vm_exp(v);
+}
+
+/* The exps of a row and their sum: y[i] = exp(x[i] - m) (when y is not
+** NULL), the sum in float vectors per block (a lane adds at most
+** RF_BLOCK / 16 values, as block_sum_float), the blocks in double.  With
+** normal, every x - m is known to be within vm_exp_normal's range, which
+** gives vm_exp's bits there without its clamps (an inlined copy each, so
+** the branch is outside the loop). */
+RF_INLINE double row_exp(const float *x, int64_t n, float m, float *y, bool normal)
+{
     RfV8f mm = rf_splat8f(m);
-    /* the exps of each block summed in two float vectors (a lane adds at
-    ** most RF_BLOCK / 16 values, as block_sum_float), the blocks in double */
     double s = 0;
     for (int64_t b0 = 0; b0 < n; b0 += RF_BLOCK) {
         int64_t b1 = n - b0 < RF_BLOCK ? n : b0 + RF_BLOCK, i = b0;
         RfV8f a0 = rf_splat8f(0.0f), a1 = a0;
         for (; i + 16 <= b1; i += 16) {
             RfV8f e0 = rf_load8f(x + i) - mm, e1 = rf_load8f(x + i + 8) - mm;
-            e0 = rf_exp8f(&e0);
-            e1 = rf_exp8f(&e1);
-            if (!want_log) {
+            e0 = row_exp8(&e0, normal);
+            e1 = row_exp8(&e1, normal);
+            if (y) {
                 rf_store8f(y + i, &e0);
                 rf_store8f(y + i + 8, &e1);
             }
@@ -617,14 +610,52 @@ RF_CLONES static void softmax_row(const float *x, int64_t n, bool want_log, floa
         }
         for (; i < b1; i += 8) {
             RfV8f e = load_x(x, i, b1) - mm;
-            e = rf_exp8f(&e);
-            if (!want_log)
+            e = rf_exp8f(&e); /* -inf padding: the clamped form */
+            if (y)
                 store_y(y, i, b1, &e);
             a0 += e;
         }
         a0 += a1;
         s += (double)(((a0[0] + a0[4]) + (a0[1] + a0[5])) + ((a0[2] + a0[6]) + (a0[3] + a0[7])));
     }
+    return s;
+}
+
+/* One row, as PyTorch's vectorized last-dim softmax: max, exp(x - max) and
+** its sum, then a multiply by 1 / sum, or for log_softmax
+** (x - max) - log(sum).  The first pass also finds the min: a row whose
+** span max - min is below VM_EXP_NORMAL_LIM (no inf, no nan, most rows)
+** takes exp's one-factor form, the same bits. */
+RF_CLONES static void softmax_row(const float *x, int64_t n, bool want_log, float *y)
+{
+    RfV8f mv = rf_splat8f(-INFINITY), mw = mv; /* two chains: the compares' latency */
+    RfV8f lv = rf_splat8f(INFINITY), lw = lv;
+    int64_t t = 0;
+    for (; t + 16 <= n; t += 16) {
+        RfV8f v = rf_load8f(x + t), w = rf_load8f(x + t + 8);
+        mv = rf_max_nan8f(&mv, &v);
+        mw = rf_max_nan8f(&mw, &w);
+        lv = RF_SELECT8F(v < lv, v, lv);
+        lw = RF_SELECT8F(w < lw, w, lw);
+    }
+    for (; t < n; t += 8) {
+        RfV8f v = load_x(x, t, n);
+        mv = rf_max_nan8f(&mv, &v);
+        if (t + 8 > n)
+            v = rf_load8f_part(x + t, n - t, INFINITY); /* padding that never lowers the min */
+        lv = RF_SELECT8F(v < lv, v, lv);
+    }
+    float m = -INFINITY, lo = INFINITY;
+    for (int k = 0; k < 8; k++) {
+        m = rf_max_nanf(rf_max_nanf(m, mv[k]), mw[k]);
+        lo = lv[k] < lo ? lv[k] : lo;
+        lo = lw[k] < lo ? lw[k] : lo;
+    }
+    /* false for a nan or infinite max, or a -inf anywhere */
+    bool normal = m - lo < VM_EXP_NORMAL_LIM;
+    float *e = want_log ? NULL : y;
+    double s = normal ? row_exp(x, n, m, e, true) : row_exp(x, n, m, e, false);
+    RfV8f mm = rf_splat8f(m);
     if (want_log) {
         RfV8f ls = rf_splat8f((float)log(s));
         for (int64_t i = 0; i < n; i += 8) {

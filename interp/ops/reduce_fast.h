@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "kernel.h"
+#include "vecmath_vec.h"
 
 /* 32-byte vectors: one AVX register, two SSE ones in the default clone.
 ** They live inside function bodies; helpers take them by pointer or are
@@ -62,33 +63,14 @@ RF_INLINE RfV8f rf_splat8f(float x) { return (RfV8f){x, x, x, x, x, x, x, x}; }
 RF_INLINE RfV8f rf_max_nan8f(const RfV8f *m, const RfV8f *x) { return RF_SELECT8F((*x > *m) | (*x != *x), *x, *m); }
 RF_INLINE float rf_max_nanf(float m, float x) { return (x > m || x != x) ? x : m; }
 
-/* exp of eight floats: Cody-Waite reduction x = n ln2 + r, |r| <= ln2 / 2,
-** Cephes' degree-6 polynomial (no FMA), then 2^n applied in two halves so
-** that results down to the subnormals round once.  Within 2 ulp of the
-** correctly rounded exp over the whole range (tests/test_reduce_fast.c
-** sweeps it); exp(-inf) = 0, exp(+inf) = inf, NaN stays NaN.  The one
-** exp of the fast softmax, to be pointed at vecmath's when that lands. */
+/* exp of eight floats: vecmath's (vecmath_vec.h), the one exp of the
+** fast softmax and of the activations.  Within 2 ulp of the correctly
+** rounded exp over the whole range (tests/test_vecmath.c and
+** tests/test_reduce_fast.c sweep it); exp(-inf) = 0, exp(+inf) = inf, NaN
+** stays NaN. */
 RF_INLINE RfV8f rf_exp8f(const RfV8f *px)
 {
-    RfV8f x = *px;
-    const RfV8f lo = rf_splat8f(-104.0f), hi = rf_splat8f(89.0f);
-    x = RF_SELECT8F(x < lo, lo, x); /* NaN compares false and passes */
-    x = RF_SELECT8F(x > hi, hi, x);
-    const RfV8f shifter = rf_splat8f(12582912.0f); /* 1.5 * 2^23: rounds to an integer */
-    RfV8f n = (x * rf_splat8f(1.44269504088896341f) + shifter) - shifter;
-    n = RF_SELECT8F(n != n, rf_splat8f(0.0f), n);
-    RfV8f r = x - n * rf_splat8f(0.693359375f) - n * rf_splat8f(-2.12194440e-4f);
-    RfV8f p = rf_splat8f(1.9875691500e-4f);
-    p = p * r + rf_splat8f(1.3981999507e-3f);
-    p = p * r + rf_splat8f(8.3334519073e-3f);
-    p = p * r + rf_splat8f(4.1665795894e-2f);
-    p = p * r + rf_splat8f(1.6666665459e-1f);
-    p = p * r + rf_splat8f(5.0000001201e-1f);
-    RfV8f y = p * r * r + r + rf_splat8f(1.0f);
-    RfV8i ni = __builtin_convertvector(n, RfV8i);
-    RfV8i n1 = ni >> 1, n2 = ni - n1;
-    RfV8f s1 = (RfV8f)((n1 + 127) << 23), s2 = (RfV8f)((n2 + 127) << 23);
-    return y * s1 * s2;
+    return vm_exp(px);
 }
 
 /* One float through the same code (tails of rows, tests). */

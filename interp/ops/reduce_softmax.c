@@ -65,6 +65,51 @@ DEFINE_SAFE_ROWS(double)
 
 typedef enum SoftmaxKind { SOFTMAX, LOG_SOFTMAX, SAFE_SOFTMAX } SoftmaxKind;
 
+/* n float16 (f16) or bfloat16 values widened to float32, and back rounded
+** once to nearest even: plain loops over dtype.h's conversions, without
+** tensor_to_dtype's general converter (most of the time otherwise). */
+static void widen_reduced(bool f16, const uint16_t *x, int64_t n, float *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f16 ? f16_to_f32(x[i]) : bf16_to_f32(x[i]);
+}
+
+static void narrow_reduced(bool f16, const float *x, int64_t n, uint16_t *y)
+{
+    for (int64_t i = 0; i < n; i++)
+        y[i] = f16 ? f32_to_f16(x[i]) : f32_to_bf16(x[i]);
+}
+
+/* The fast path of a contiguous float32, float16 or bfloat16 self seen as
+** fs: float16 and bfloat16 are widened to float32 (exact), computed there
+** and rounded once to their type, as PyTorch computes them in float. */
+static EpStatus softmax_fast(OpCall *c, Tensor *self, RfShape fs, SoftmaxKind kind)
+{
+    int64_t n = tensor_numel(self);
+    bool narrow = self->dtype != DT_F32, f16 = self->dtype == DT_F16;
+    Tensor *x = narrow ? tensor_empty(DT_F32, 1, &n, c->err) : tensor_ref(self);
+    Tensor *y = x ? tensor_empty(DT_F32, self->ndim, self->sizes, c->err) : NULL;
+    Tensor *r = y && narrow ? tensor_empty(self->dtype, self->ndim, self->sizes, c->err) : NULL;
+    if (!y || (narrow && !r)) {
+        tensor_unref(x);
+        tensor_unref(y);
+        return c->err->code;
+    }
+    if (narrow)
+        widen_reduced(f16, tensor_data(self), n, tensor_data(x));
+    reduce_fast_softmax(tensor_data(x), fs, kind == LOG_SOFTMAX, tensor_data(y));
+    if (kind == SAFE_SOFTMAX)
+        zero_masked_rows_float(tensor_data(x), fs.outer, fs.len, tensor_data(y));
+    tensor_unref(x);
+    if (narrow) {
+        narrow_reduced(f16, tensor_data(y), n, tensor_data(r));
+        tensor_unref(y);
+        y = r;
+    }
+    out_tensor(c, 0, y);
+    return EP_OK;
+}
+
 /* Shared body: softmax of self cast to dtype (DT_INVALID: keep) along dim. */
 static EpStatus softmax_common(OpCall *c, SoftmaxKind kind, int64_t dim, DType dtype)
 {
@@ -88,17 +133,9 @@ static EpStatus softmax_common(OpCall *c, SoftmaxKind kind, int64_t dim, DType d
     ReducePlan p;
     reduce_plan_one(self, d, &p);
     RfShape fs;
-    if (out == DT_F32 && self->dtype == DT_F32 && reduce_fast_enabled(c) && reduce_fast_shape(self, p.reduced, &fs) &&
-        (kind != SAFE_SOFTMAX || fs.inner == 1)) {
-        Tensor *y = tensor_empty(out, self->ndim, self->sizes, c->err);
-        if (!y)
-            return c->err->code;
-        reduce_fast_softmax(tensor_data(self), fs, kind == LOG_SOFTMAX, tensor_data(y));
-        if (kind == SAFE_SOFTMAX)
-            zero_masked_rows_float(tensor_data(self), fs.outer, fs.len, tensor_data(y));
-        out_tensor(c, 0, y);
-        return EP_OK;
-    }
+    if (reduce_fast_enabled(c) && (out == DT_F32 || out == DT_F16 || out == DT_BF16) && self->dtype == out &&
+        reduce_fast_shape(self, p.reduced, &fs) && (kind != SAFE_SOFTMAX || fs.inner == 1))
+        return softmax_fast(c, self, fs, kind);
     DType ct = reduce_compute_dtype(out);
     /* casting to dtype first matters when it narrows (float64 -> float16) */
     Tensor *src = out == self->dtype ? tensor_ref(self) : tensor_to_dtype(self, out, c->err);

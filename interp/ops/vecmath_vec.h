@@ -1,0 +1,118 @@
+/*
+** vecmath_vec.h -- the 8-lane vector type and the inline exp of vecmath.c,
+** for kernels that exponentiate inside their own loops (softmax in
+** reduce_fast.c): one exp, the same bits wherever it runs.
+**
+** Same contract as vecmath.h: IEEE additions, multiplications and integer
+** bit operations only, no fused multiply-add (ISO C mode: GCC contracts
+** nothing; clang is told below), so the SSE, AVX2 and AVX-512 clones of a
+** caller give the same bits.  Vectors pass by pointer between
+** always-inlined functions (see the -Wpsabi note in vecmath.c).
+*/
+#ifndef EP_OPS_VECMATH_VEC_H
+#define EP_OPS_VECMATH_VEC_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <string.h>
+
+#if defined(__GNUC__)
+#pragma GCC diagnostic ignored "-Wpsabi"
+#endif
+#if defined(__clang__)
+#pragma STDC FP_CONTRACT OFF
+#endif
+
+typedef float VmF8 __attribute__((vector_size(32)));
+typedef int32_t VmI8 __attribute__((vector_size(32)));
+typedef uint32_t VmU8 __attribute__((vector_size(32)));
+
+#define VM_INLINE static inline __attribute__((always_inline))
+
+/* mask ? a : b, lane by lane (mask lanes are all ones or all zeros) */
+VM_INLINE VmF8 vm_sel(const VmI8 *mask, const VmF8 *a, const VmF8 *b)
+{
+    return (VmF8)((*mask & (VmI8)*a) | (~*mask & (VmI8)*b));
+}
+
+/* every lane c */
+VM_INLINE VmF8 vm_splat(float c)
+{
+    return (VmF8){c, c, c, c, c, c, c, c};
+}
+
+/* Whether any lane of mask is set (all ones). */
+VM_INLINE bool vm_any(const VmI8 *mask)
+{
+    VmI8 m = *mask | __builtin_shufflevector(*mask, *mask, 4, 5, 6, 7, 0, 1, 2, 3);
+    m = m | __builtin_shufflevector(m, m, 2, 3, 0, 1, 2, 3, 0, 1);
+    return (m[0] | m[1]) != 0;
+}
+
+/* Lanes whose |x| is not below lim (lim > 0): inf and nan are never below. */
+VM_INLINE VmI8 vm_not_below(const VmF8 *x, float lim)
+{
+    int32_t bits;
+    memcpy(&bits, &lim, sizeof bits);
+    return ((VmI8)*x & 0x7fffffff) >= bits;
+}
+
+/* e^x = 2^n e^r for x = n ln2 + r, |r| <= ln2 / 2: returns e^r and sets
+** *n.  Cody-Waite reduction (ln2's high part has 9 bits, so n * hi and
+** x - n * hi are exact), e^r by Cephes' polynomial.  For |x| < 2^21. */
+VM_INLINE VmF8 vm_exp_reduced(const VmF8 *xp, VmI8 *n)
+{
+    const float shifter = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
+    VmF8 x = *xp;
+    VmF8 t = x * 1.44269504088896341f + shifter;
+    *n = (VmI8)t - 0x4b400000; /* t's integer: its low mantissa bits */
+    VmF8 nf = t - shifter;
+    VmF8 r = x - nf * 0.693359375f;
+    r = r - nf * -2.12194440e-4f;
+    VmF8 z = r * r;
+    VmF8 p = 1.9875691500e-4f * r + 1.3981999507e-3f;
+    p = p * r + 8.3334519073e-3f;
+    p = p * r + 4.1665795894e-2f;
+    p = p * r + 1.6666665459e-1f;
+    p = p * r + 5.0000001201e-1f;
+    p = p * z + r;
+    return p + 1.0f;
+}
+
+/* 2^n for -126 <= n <= 127 */
+VM_INLINE VmF8 vm_pow2i(const VmI8 *n)
+{
+    return (VmF8)((VmU8)(*n + 127) << 23);
+}
+
+/* Below this |x|, n stays in [-126, 126]: 2^n is a normal float and
+** vm_exp_normal gives vm_exp's bits (p 2^n is rounded once either way). */
+#define VM_EXP_NORMAL_LIM 87.0f
+
+/* e^x for |x| < VM_EXP_NORMAL_LIM (or up to 88 when only 2^n must be
+** normal): one multiply by 2^n, without vm_exp's clamps. */
+VM_INLINE VmF8 vm_exp_normal(const VmF8 *xp)
+{
+    VmI8 n;
+    VmF8 p = vm_exp_reduced(xp, &n);
+    return p * vm_pow2i(&n);
+}
+
+/* e^x for every x: clamped to [-105, 89] first, which keeps n in [-152,
+** 129] and still gives 0 and inf past it (nan passes), then times 2^n in
+** two factors 2^(n/2) that both stay normal floats, so a denormal result
+** is rounded once, by the last multiply, and a large one overflows to inf. */
+VM_INLINE VmF8 vm_exp(const VmF8 *xp)
+{
+    VmF8 x = *xp;
+    VmF8 lo = vm_splat(-105.0f), hi = vm_splat(89.0f);
+    VmI8 below = x < lo, above = x > hi;
+    x = vm_sel(&below, &lo, &x);
+    x = vm_sel(&above, &hi, &x);
+    VmI8 n;
+    VmF8 p = vm_exp_reduced(&x, &n);
+    VmI8 n1 = n >> 1, n2 = n - n1;
+    return p * vm_pow2i(&n1) * vm_pow2i(&n2);
+}
+
+#endif
