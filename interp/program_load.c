@@ -682,12 +682,10 @@ static void def_ref(const char *name, void *ctx)
     GraphCheck *gc = ctx;
     if (gc->fault != GC_OK)
         return;
-    if (strmap_get(&gc->defined, name)) {
+    if (strmap_get_or_put(&gc->defined, name, (void *)(intptr_t)(gc->node + 2))) { /* never NULL */
         gc->fault = GC_TWICE;
         gc->bad = name;
-        return;
     }
-    strmap_put(&gc->defined, name, (void *)(intptr_t)(gc->node + 2)); /* never NULL */
 }
 
 /* The node (of g) defining name later in the list, or -1. */
@@ -715,6 +713,8 @@ static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
     strmap_init_borrowed(&gc.defined);
     StrMap names;
     strmap_init_borrowed(&names);
+    strmap_reserve(&gc.defined, g->ninputs + g->nnodes);
+    strmap_reserve(&names, g->nnodes);
     EpStatus rc = EP_OK;
     SUB(np, p, "nodes");
     for (int i = 0; i < g->ninputs && gc.fault == GC_OK; i++)
@@ -727,11 +727,10 @@ static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
         const Node *n = &g->nodes[i];
         IDX(xp, &np, i);
         gc.node = i;
-        if (strmap_get(&names, n->name)) {
+        if (strmap_get_or_put(&names, n->name, (void *)n)) {
             rc = jfail(&L->j, &xp, "node '%s' (%s): a second node of that name", n->name, n->target);
             break;
         }
-        strmap_put(&names, n->name, (void *)n);
         for (int k = 0; k < n->ninputs && gc.fault == GC_OK; k++)
             arg_refs(&n->inputs[k].arg, use_ref, &gc);
         if (gc.fault == GC_UNDEFINED) {
