@@ -9,6 +9,7 @@
 */
 #include <dirent.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@
 #include "interp/archive.h"
 #include "interp/ops.h"
 #include "interp/program_int.h"
+#include "interp/strmap.h"
 #include "testutil.h"
 
 /* ---- comparing two programs ---------------------------------------------------- */
@@ -277,6 +279,33 @@ START_TEST(test_fast_reader_refuses_the_unusual)
 }
 END_TEST
 
+/* The maps over a graph's names are sized once (strmap_reserve) and do a
+** get-then-put with one lookup (strmap_get_or_put): both must keep the
+** map's meaning (first value kept, insertion order, growth past the
+** reserve). */
+START_TEST(test_strmap_reserve_and_get_or_put)
+{
+    StrMap m;
+    strmap_init(&m);
+    strmap_reserve(&m, 10);
+    char key[32];
+    for (int i = 0; i < 100; i++) { /* past the reserve: it still grows */
+        snprintf(key, sizeof key, "v%d", i);
+        ck_assert_ptr_null(strmap_get_or_put(&m, key, (void *)(intptr_t)(i + 1)));
+    }
+    for (int i = 0; i < 100; i++) {
+        snprintf(key, sizeof key, "v%d", i);
+        ck_assert_int_eq((int)(intptr_t)strmap_get_or_put(&m, key, (void *)(intptr_t)1000), i + 1);
+        ck_assert_int_eq(strmap_index(&m, key), i);
+    }
+    ck_assert_int_eq(m.n, 100);
+    ck_assert_ptr_null(strmap_get(&m, "v100"));
+    strmap_reserve(&m, 5); /* smaller than it holds: nothing changes */
+    ck_assert_int_eq((int)(intptr_t)strmap_get(&m, "v42"), 43);
+    strmap_free(&m, NULL);
+}
+END_TEST
+
 Suite *suite_load_fast(void)
 {
     Suite *s = suite_create("load_fast");
@@ -286,6 +315,7 @@ Suite *suite_load_fast(void)
     if (test_corpus_dir())
         tcase_add_test(tc, test_corpus_both_ways);
     tcase_add_test(tc, test_fast_reader_refuses_the_unusual);
+    tcase_add_test(tc, test_strmap_reserve_and_get_or_put);
     suite_add_tcase(s, tc);
     return s;
 }
