@@ -29,8 +29,8 @@ struct Guards {
 
 static void note_uses(Guards *g, const Arg *a, int i)
 {
-    if (a->ref && !strmap_get(&g->first_use, a->ref))
-        strmap_put(&g->first_use, a->ref, (void *)(intptr_t)(i + 1));
+    if (a->ref)
+        strmap_get_or_put(&g->first_use, a->ref, (void *)(intptr_t)(i + 1));
     for (int k = 0; k < a->n; k++)
         note_uses(g, &a->items[k], i);
 }
@@ -49,8 +49,11 @@ Guards *guards_new(const ExportedProgram *ep, const UserInput *inputs, int n)
     g->ep = ep;
     g->inputs = inputs;
     g->ninputs = n;
-    strmap_init(&g->producer);
-    strmap_init(&g->first_use);
+    /* the names are the graph's, which outlives the guards (g->ep) */
+    strmap_init_borrowed(&g->producer);
+    strmap_init_borrowed(&g->first_use);
+    strmap_reserve(&g->producer, ep->graph.nnodes);
+    strmap_reserve(&g->first_use, ep->graph.nnodes + ep->graph.ninputs);
     for (int i = 0; i < ep->graph.nnodes; i++) {
         const Node *nd = &ep->graph.nodes[i];
         for (int k = 0; k < nd->ninputs; k++)

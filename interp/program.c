@@ -5,6 +5,7 @@
 */
 #include "program.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,7 +69,7 @@ void sym_scalar_free(void *p)
     free(m);
 }
 
-static void node_free(Node *n)
+void node_free(Node *n)
 {
     free(n->name);
     free(n->target);
@@ -90,6 +91,43 @@ static void node_free(Node *n)
     }
     free(n->meta.extra_keys);
     free(n->meta.extra_values);
+}
+
+/* ---- nodes: what both readers of a node share ------------------------------ */
+
+void node_meta_set(NodeMeta *m, const char *key, size_t keylen, char *value)
+{
+    /* a key written twice: the last one wins, as in Python's json */
+    static const struct { const char *key; size_t off; } slots[] = {
+        {"stack_trace", offsetof(NodeMeta, stack_trace)},         {"nn_module_stack", offsetof(NodeMeta, nn_module_stack)},
+        {"source_fn_stack", offsetof(NodeMeta, source_fn_stack)}, {"source_fn", offsetof(NodeMeta, source_fn_stack)},
+        {"torch_fn", offsetof(NodeMeta, torch_fn)},
+    };
+    for (size_t i = 0; i < EP_ARRAY_LEN(slots); i++)
+        if (strncmp(key, slots[i].key, keylen) == 0 && slots[i].key[keylen] == '\0') {
+            char **slot = (char **)((char *)m + slots[i].off);
+            free(*slot);
+            *slot = value;
+            return;
+        }
+    m->extra_keys = ep_xrealloc(m->extra_keys, (size_t)(m->nextra + 1) * sizeof *m->extra_keys);
+    m->extra_values = ep_xrealloc(m->extra_values, (size_t)(m->nextra + 1) * sizeof *m->extra_values);
+    m->extra_keys[m->nextra] = ep_xstrndup(key, keylen);
+    m->extra_values[m->nextra] = value;
+    m->nextra++;
+}
+
+char *node_first_output_name(const Node *n)
+{
+    for (int i = 0; i < n->noutputs; i++) {
+        const Arg *a = &n->outputs[i];
+        if (a->ref)
+            return ep_xstrdup(a->ref);
+        for (int k = 0; k < a->n; k++)
+            if (a->items[k].ref)
+                return ep_xstrdup(a->items[k].ref);
+    }
+    return NULL;
 }
 
 static void graph_free_contents(Graph *g)

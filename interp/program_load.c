@@ -544,39 +544,9 @@ static EpStatus parse_node_meta(Loader *L, const JPath *p, const cJSON *v, NodeM
             continue;
         if (!cJSON_IsString(e))
             return jfail(&L->j, &ep, "expected a string");
-        /* a key written twice: the last one wins, as in Python's json */
-        char **slot = strcmp(e->string, "stack_trace") == 0       ? &m->stack_trace
-                      : strcmp(e->string, "nn_module_stack") == 0 ? &m->nn_module_stack
-                      : strcmp(e->string, "source_fn_stack") == 0 || strcmp(e->string, "source_fn") == 0
-                          ? &m->source_fn_stack
-                      : strcmp(e->string, "torch_fn") == 0 ? &m->torch_fn
-                                                           : NULL;
-        if (slot) {
-            free(*slot);
-            *slot = dup_string_value(e);
-        } else {
-            m->extra_keys = ep_xrealloc(m->extra_keys, (size_t)(m->nextra + 1) * sizeof *m->extra_keys);
-            m->extra_values = ep_xrealloc(m->extra_values, (size_t)(m->nextra + 1) * sizeof *m->extra_values);
-            m->extra_keys[m->nextra] = ep_xstrdup(e->string);
-            m->extra_values[m->nextra] = ep_xstrdup(e->valuestring);
-            m->nextra++;
-        }
+        node_meta_set(m, e->string, strlen(e->string), ep_xstrdup(e->valuestring));
     }
     return EP_OK;
-}
-
-/* The name an old node (without Node.name) goes by: its first output. */
-static char *first_output_name(const Node *n)
-{
-    for (int i = 0; i < n->noutputs; i++) {
-        const Arg *a = &n->outputs[i];
-        if (a->ref)
-            return ep_xstrdup(a->ref);
-        for (int k = 0; k < a->n; k++)
-            if (a->items[k].ref)
-                return ep_xstrdup(a->items[k].ref);
-    }
-    return NULL;
 }
 
 static EpStatus parse_node(Loader *L, const JPath *p, const cJSON *v, Node *n, int index)
@@ -631,7 +601,7 @@ static EpStatus parse_node(Loader *L, const JPath *p, const cJSON *v, Node *n, i
     SUB(namep, p, "name");
     if (name && !cJSON_IsString(name))
         return jfail(&L->j, &namep, "expected a string");
-    n->name = cJSON_IsString(name) && name->valuestring[0] ? ep_xstrdup(name->valuestring) : first_output_name(n);
+    n->name = cJSON_IsString(name) && name->valuestring[0] ? ep_xstrdup(name->valuestring) : node_first_output_name(n);
     if (!n->name)
         n->name = ep_xasprintf("node_%d", index);
     n->op = op_lookup(n->target);
@@ -712,12 +682,10 @@ static void def_ref(const char *name, void *ctx)
     GraphCheck *gc = ctx;
     if (gc->fault != GC_OK)
         return;
-    if (strmap_get(&gc->defined, name)) {
+    if (strmap_get_or_put(&gc->defined, name, (void *)(intptr_t)(gc->node + 2))) { /* never NULL */
         gc->fault = GC_TWICE;
         gc->bad = name;
-        return;
     }
-    strmap_put(&gc->defined, name, (void *)(intptr_t)(gc->node + 2)); /* never NULL */
 }
 
 /* The node (of g) defining name later in the list, or -1. */
@@ -745,6 +713,8 @@ static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
     strmap_init_borrowed(&gc.defined);
     StrMap names;
     strmap_init_borrowed(&names);
+    strmap_reserve(&gc.defined, g->ninputs + g->nnodes);
+    strmap_reserve(&names, g->nnodes);
     EpStatus rc = EP_OK;
     SUB(np, p, "nodes");
     for (int i = 0; i < g->ninputs && gc.fault == GC_OK; i++)
@@ -757,11 +727,10 @@ static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
         const Node *n = &g->nodes[i];
         IDX(xp, &np, i);
         gc.node = i;
-        if (strmap_get(&names, n->name)) {
+        if (strmap_get_or_put(&names, n->name, (void *)n)) {
             rc = jfail(&L->j, &xp, "node '%s' (%s): a second node of that name", n->name, n->target);
             break;
         }
-        strmap_put(&names, n->name, (void *)n);
         for (int k = 0; k < n->ninputs && gc.fault == GC_OK; k++)
             arg_refs(&n->inputs[k].arg, use_ref, &gc);
         if (gc.fault == GC_UNDEFINED) {
@@ -798,7 +767,21 @@ static EpStatus check_graph(Loader *L, const JPath *p, const Graph *g)
     return rc;
 }
 
-/* The nodes list read one item at a time from the text.  Any failure makes
+static bool load_fast = true;
+static long nodes_read_fast;
+
+void program_load_set_fast(bool on)
+{
+    load_fast = on;
+}
+
+long program_load_fast_nodes(void)
+{
+    return nodes_read_fast;
+}
+
+/* The nodes list read one item at a time from the text: by node_read_fast
+** when it knows the node's shape, else through cJSON.  Any failure makes
 ** program_load_json read the whole document again as one tree, so that
 ** errors are told exactly as then. */
 static EpStatus parse_nodes_in_pieces(Loader *L, const JPath *np, const JsonHole *h, Graph *g)
@@ -807,15 +790,20 @@ static EpStatus parse_nodes_in_pieces(Loader *L, const JPath *np, const JsonHole
     JsonPiece key, value;
     int got, cap = 0;
     while ((got = json_hole_next(L->text, h, &pos, &key, &value)) == 1) {
-        json_arena_reset(L->pieces);
-        const cJSON *e = json_parse_piece(L->pieces, value);
-        if (!e)
-            return EP_ERR_FORMAT;
         if (g->nnodes == cap) {
             cap = cap ? 2 * cap : 256;
             g->nodes = ep_xrealloc(g->nodes, (size_t)cap * sizeof *g->nodes);
         }
         Node *n = &g->nodes[g->nnodes];
+        if (load_fast && node_read_fast(value.text, value.len, n, g->nnodes)) {
+            g->nnodes++;
+            nodes_read_fast++;
+            continue;
+        }
+        json_arena_reset(L->pieces);
+        const cJSON *e = json_parse_piece(L->pieces, value);
+        if (!e)
+            return EP_ERR_FORMAT;
         memset(n, 0, sizeof *n);
         IDX(xp, np, g->nnodes);
         g->nnodes++;

@@ -67,6 +67,19 @@ static void rehash(StrMap *m, size_t nslots)
     free(old);
 }
 
+void strmap_reserve(StrMap *m, int n)
+{
+    size_t want = 32;
+    while (want < 2 * (size_t)n)
+        want *= 2;
+    if (want > m->nslots)
+        rehash(m, want);
+    if (n > m->cap) {
+        m->cap = n;
+        m->entries = ep_xrealloc(m->entries, (size_t)m->cap * sizeof *m->entries);
+    }
+}
+
 static int find(const StrMap *m, const char *key, uint32_t hash)
 {
     if (!m->nslots)
@@ -89,15 +102,9 @@ void *strmap_get(const StrMap *m, const char *key)
     return i < 0 ? NULL : m->entries[i].value;
 }
 
-void *strmap_put(StrMap *m, const char *key, void *value)
+/* Append key (absent, its hash given) with value. */
+static void insert_new(StrMap *m, const char *key, uint32_t hash, void *value)
 {
-    uint32_t hash = hash_key(key);
-    int i = find(m, key, hash);
-    if (i >= 0) {
-        void *old = m->entries[i].value;
-        m->entries[i].value = value;
-        return old;
-    }
     if (m->n == m->cap) {
         m->cap = m->cap ? 2 * m->cap : 16;
         m->entries = ep_xrealloc(m->entries, (size_t)m->cap * sizeof *m->entries);
@@ -112,5 +119,27 @@ void *strmap_put(StrMap *m, const char *key, void *value)
     while (m->slots[h].index >= 0)
         h = (h + 1) & (m->nslots - 1);
     m->slots[h] = (struct StrMapSlot){m->n - 1, hash};
+}
+
+void *strmap_put(StrMap *m, const char *key, void *value)
+{
+    uint32_t hash = hash_key(key);
+    int i = find(m, key, hash);
+    if (i >= 0) {
+        void *old = m->entries[i].value;
+        m->entries[i].value = value;
+        return old;
+    }
+    insert_new(m, key, hash, value);
+    return NULL;
+}
+
+void *strmap_get_or_put(StrMap *m, const char *key, void *value)
+{
+    uint32_t hash = hash_key(key);
+    int i = find(m, key, hash);
+    if (i >= 0)
+        return m->entries[i].value;
+    insert_new(m, key, hash, value);
     return NULL;
 }

@@ -1,0 +1,632 @@
+/*
+** node_reader.c -- a graph node read straight from its JSON text, for the
+** shapes nearly every node PyTorch writes has (schema 5 and later: single-key
+** unions, tensors as {"name": ...}).  It builds the Node with one malloc per
+** string it keeps and no cJSON items, which were most of what opening a big
+** graph cost.
+**
+** It only accepts: anything unusual -- a control byte or an escape cJSON
+** would refuse (or decode to a NUL) in a string, an escape in a key, a key or Argument variant it does not know, a key written twice,
+** a number JSON does not allow or a double may not hold exactly -- makes
+** node_read_fast give up, and program_load.c parses that node with cJSON as
+** before, so every error is told exactly as before.  What it accepts it
+** must build exactly as parse_node does (tests/test_load_fast.c loads every
+** example and corpus archive both ways and compares the programs).
+*/
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "dtype.h"
+#include "ops.h"
+#include "program_int.h"
+
+/* A cursor over the node's text. */
+typedef struct Rd {
+    const char *p, *end;
+} Rd;
+
+static void skip_ws(Rd *r)
+{
+    while (r->p < r->end && (*r->p == ' ' || *r->p == '\t' || *r->p == '\n' || *r->p == '\r'))
+        r->p++;
+}
+
+/* The next token is the character c: consume it. */
+static bool eat(Rd *r, char c)
+{
+    skip_ws(r);
+    if (r->p < r->end && *r->p == c) {
+        r->p++;
+        return true;
+    }
+    return false;
+}
+
+/* The next token is the bare word w (null, true, false). */
+static bool eat_word(Rd *r, const char *w)
+{
+    skip_ws(r);
+    size_t n = strlen(w);
+    if ((size_t)(r->end - r->p) >= n && memcmp(r->p, w, n) == 0) {
+        r->p += n;
+        return true;
+    }
+    return false;
+}
+
+/* A string with no control byte: its bytes as written, unquoted, and
+** whether it has escapes (*esc: then only read_str_dup decodes it). */
+static bool read_str_raw(Rd *r, const char **s, size_t *n, bool *esc)
+{
+    skip_ws(r);
+    if (r->p >= r->end || *r->p != '"')
+        return false;
+    const char *b = ++r->p;
+    *esc = false;
+    while (r->p < r->end && *r->p != '"') {
+        unsigned char c = (unsigned char)*r->p;
+        if (c < 0x20)
+            return false;
+        if (c == '\\') {
+            *esc = true;
+            if (++r->p == r->end)
+                return false;
+        }
+        r->p++;
+    }
+    if (r->p >= r->end)
+        return false;
+    *s = b;
+    *n = (size_t)(r->p - b);
+    r->p++;
+    return true;
+}
+
+/* A string without escapes (keys, names). */
+static bool read_str(Rd *r, const char **s, size_t *n)
+{
+    bool esc;
+    return read_str_raw(r, s, n, &esc) && !esc;
+}
+
+static int hex4(const char *s, const char *end)
+{
+    if (end - s < 4)
+        return -1;
+    int v = 0;
+    for (int i = 0; i < 4; i++) {
+        char c = s[i];
+        int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+        if (d < 0)
+            return -1;
+        v = v * 16 + d;
+    }
+    return v;
+}
+
+/* The escaped string s[0, n) decoded as cJSON decodes it, into out (room
+** for n + 1 bytes: decoding never lengthens); false for what cJSON refuses
+** or decodes to a NUL (left to it). */
+static bool unescape(const char *s, size_t n, char *out)
+{
+    static const char simple[] = "\"\"\\\\//b\bf\fn\nr\rt\t";
+    const char *end = s + n;
+    char *o = out;
+    while (s < end) {
+        if (*s != '\\') {
+            *o++ = *s++;
+            continue;
+        }
+        char c = s[1];
+        const char *m = NULL;
+        for (int i = 0; simple[i]; i += 2)
+            if (simple[i] == c)
+                m = &simple[i + 1];
+        if (m) {
+            *o++ = *m;
+            s += 2;
+            continue;
+        }
+        if (c != 'u')
+            return false;
+        long cp = hex4(s + 2, end);
+        s += 6;
+        if (cp <= 0 || (cp >= 0xDC00 && cp <= 0xDFFF))
+            return false;
+        if (cp >= 0xD800 && cp <= 0xDBFF) { /* a surrogate pair */
+            if (end - s < 6 || s[0] != '\\' || s[1] != 'u')
+                return false;
+            long lo = hex4(s + 2, end);
+            if (lo < 0xDC00 || lo > 0xDFFF)
+                return false;
+            cp = 0x10000 + (((cp & 0x3FF) << 10) | (lo & 0x3FF));
+            s += 6;
+        }
+        if (cp < 0x80) {
+            *o++ = (char)cp;
+        } else if (cp < 0x800) {
+            *o++ = (char)(0xC0 | (cp >> 6));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else if (cp < 0x10000) {
+            *o++ = (char)(0xE0 | (cp >> 12));
+            *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        } else {
+            *o++ = (char)(0xF0 | (cp >> 18));
+            *o++ = (char)(0x80 | ((cp >> 12) & 0x3F));
+            *o++ = (char)(0x80 | ((cp >> 6) & 0x3F));
+            *o++ = (char)(0x80 | (cp & 0x3F));
+        }
+    }
+    *o = '\0';
+    return true;
+}
+
+static bool read_str_dup(Rd *r, char **out)
+{
+    const char *s;
+    size_t n;
+    bool esc;
+    if (!read_str_raw(r, &s, &n, &esc))
+        return false;
+    if (!esc) {
+        *out = ep_xstrndup(s, n);
+        return true;
+    }
+    char *d = ep_xmalloc(n + 1);
+    if (!unescape(s, n, d)) {
+        free(d);
+        return false;
+    }
+    *out = d;
+    return true;
+}
+
+static bool is_key(const char *s, size_t n, const char *key)
+{
+    return strncmp(s, key, n) == 0 && key[n] == '\0';
+}
+
+static bool is_digit(const Rd *r, const char *q)
+{
+    return q < r->end && *q >= '0' && *q <= '9';
+}
+
+/* A JSON integer of at most 15 digits (a double holds it exactly, so it is
+** what cJSON's valuedouble and jint give). */
+static bool read_int(Rd *r, int64_t *out)
+{
+    skip_ws(r);
+    const char *q = r->p;
+    bool neg = q < r->end && *q == '-';
+    q += neg;
+    const char *digits = q;
+    int64_t v = 0;
+    while (is_digit(r, q))
+        v = v * 10 + (*q++ - '0');
+    size_t nd = (size_t)(q - digits);
+    if (nd == 0 || nd > 15 || (nd > 1 && *digits == '0'))
+        return false;
+    if (q < r->end && (*q == '.' || *q == 'e' || *q == 'E'))
+        return false;
+    *out = neg ? -v : v;
+    r->p = q;
+    return true;
+}
+
+/* A JSON number, converted by strtod as cJSON converts it. */
+static bool read_double(Rd *r, double *out)
+{
+    skip_ws(r);
+    const char *q = r->p;
+    q += q < r->end && *q == '-';
+    if (!is_digit(r, q))
+        return false;
+    if (*q == '0')
+        q++;
+    else
+        while (is_digit(r, q))
+            q++;
+    if (q < r->end && *q == '.') {
+        if (!is_digit(r, ++q))
+            return false;
+        while (is_digit(r, q))
+            q++;
+    }
+    if (q < r->end && (*q == 'e' || *q == 'E')) {
+        q++;
+        q += q < r->end && (*q == '+' || *q == '-');
+        if (!is_digit(r, q))
+            return false;
+        while (is_digit(r, q))
+            q++;
+    }
+    char buf[48];
+    size_t n = (size_t)(q - r->p);
+    if (n >= sizeof buf)
+        return false;
+    memcpy(buf, r->p, n);
+    buf[n] = '\0';
+    *out = strtod(buf, NULL);
+    r->p = q;
+    return true;
+}
+
+static bool read_bool(Rd *r, bool *out)
+{
+    if (eat_word(r, "true"))
+        return *out = true, true;
+    if (eat_word(r, "false"))
+        return *out = false, true;
+    return false;
+}
+
+/* {"name": "x"} (TensorArgument) or, as old writers put it, "x". */
+static bool read_name_ref(Rd *r, char **out)
+{
+    skip_ws(r);
+    if (r->p < r->end && *r->p == '"')
+        return read_str_dup(r, out);
+    const char *k;
+    size_t kn;
+    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "name") && eat(r, ':') && read_str_dup(r, out) &&
+           eat(r, '}');
+}
+
+/* A list item of one of the literal or tensor list variants. */
+typedef bool (*ItemReader)(Rd *r, Arg *item);
+
+static bool item_int(Rd *r, Arg *a)
+{
+    a->kind = ARG_INT;
+    a->lit.kind = V_INT;
+    return read_int(r, &a->lit.i);
+}
+
+static bool item_float(Rd *r, Arg *a)
+{
+    a->kind = ARG_FLOAT;
+    a->lit.kind = V_FLOAT;
+    return read_double(r, &a->lit.f);
+}
+
+static bool item_bool(Rd *r, Arg *a)
+{
+    a->kind = ARG_BOOL;
+    a->lit.kind = V_BOOL;
+    return read_bool(r, &a->lit.b);
+}
+
+static bool item_string(Rd *r, Arg *a)
+{
+    a->kind = ARG_STRING;
+    a->lit.kind = V_STR;
+    char *s;
+    if (!read_str_dup(r, &s))
+        return false;
+    a->lit.s = s;
+    return true;
+}
+
+static bool item_tensor(Rd *r, Arg *a)
+{
+    a->kind = ARG_TENSOR;
+    return read_name_ref(r, &a->ref);
+}
+
+/* A JSON list into a->items (a->n counts every item begun, so that
+** arg_free frees a failed one's part). */
+static bool read_list(Rd *r, Arg *a, ItemReader fn)
+{
+    if (!eat(r, '['))
+        return false;
+    int cap = 0;
+    if (eat(r, ']')) {
+        a->items = ep_xcalloc(1, sizeof *a->items);
+        return true;
+    }
+    do {
+        if (a->n == cap) {
+            cap = cap ? 2 * cap : 4;
+            a->items = ep_xrealloc(a->items, (size_t)cap * sizeof *a->items);
+        }
+        Arg *it = &a->items[a->n++];
+        memset(it, 0, sizeof *it);
+        if (!fn(r, it))
+            return false;
+    } while (eat(r, ','));
+    return eat(r, ']');
+}
+
+/* DeviceArgument {"type": "cpu", "index": null | int}, or "cpu". */
+static bool read_device(Rd *r, char **out)
+{
+    skip_ws(r);
+    if (r->p < r->end && *r->p == '"')
+        return read_str_dup(r, out);
+    const char *type = NULL, *k;
+    size_t tn = 0, kn;
+    bool has_index = false, seen_index = false;
+    int64_t index = 0;
+    if (!eat(r, '{'))
+        return false;
+    do {
+        if (!read_str(r, &k, &kn) || !eat(r, ':'))
+            return false;
+        if (is_key(k, kn, "type") && !type) {
+            if (!read_str(r, &type, &tn))
+                return false;
+        } else if (is_key(k, kn, "index") && !seen_index) {
+            seen_index = true;
+            if (!eat_word(r, "null")) {
+                if (!read_int(r, &index))
+                    return false;
+                has_index = true;
+            }
+        } else {
+            return false;
+        }
+    } while (eat(r, ','));
+    if (!eat(r, '}') || !type)
+        return false;
+    *out = has_index ? ep_xasprintf("%.*s:%lld", (int)tn, type, (long long)index) : ep_xstrndup(type, tn);
+    return true;
+}
+
+static bool enum_known(ArgKind kind, int64_t code)
+{
+    if (code < INT32_MIN || code > INT32_MAX)
+        return false;
+    return (kind == ARG_SCALAR_TYPE ? scalar_type_entry((int)code)
+            : kind == ARG_LAYOUT    ? layout_entry((int)code)
+                                    : memory_format_entry((int)code)) != NULL;
+}
+
+/* One Argument: a single-key union object of a variant below. */
+static bool read_arg(Rd *r, Arg *a)
+{
+    static const struct { const char *key; ArgKind kind; ItemReader item; } lists[] = {
+        {"as_tensors", ARG_TENSORS, item_tensor}, {"as_ints", ARG_INTS, item_int},
+        {"as_floats", ARG_FLOATS, item_float},    {"as_bools", ARG_BOOLS, item_bool},
+        {"as_strings", ARG_STRINGS, item_string},
+    };
+    static const struct { const char *key; ItemReader item; } scalars[] = {
+        {"as_tensor", item_tensor}, {"as_int", item_int},       {"as_float", item_float},
+        {"as_bool", item_bool},     {"as_string", item_string},
+    };
+    static const struct { const char *key; ArgKind kind; } codes[] = {
+        {"as_scalar_type", ARG_SCALAR_TYPE}, {"as_memory_format", ARG_MEMORY_FORMAT}, {"as_layout", ARG_LAYOUT},
+    };
+    memset(a, 0, sizeof *a);
+    const char *k;
+    size_t kn;
+    if (!eat(r, '{') || !read_str(r, &k, &kn) || !eat(r, ':'))
+        return false;
+    bool ok = false, known = false;
+    for (size_t i = 0; i < EP_ARRAY_LEN(scalars) && !known; i++)
+        if (is_key(k, kn, scalars[i].key))
+            known = true, ok = scalars[i].item(r, a);
+    for (size_t i = 0; i < EP_ARRAY_LEN(lists) && !known; i++)
+        if (is_key(k, kn, lists[i].key)) {
+            known = true;
+            a->kind = lists[i].kind;
+            ok = read_list(r, a, lists[i].item);
+        }
+    for (size_t i = 0; i < EP_ARRAY_LEN(codes) && !known; i++)
+        if (is_key(k, kn, codes[i].key)) {
+            known = true;
+            a->kind = codes[i].kind;
+            a->lit.kind = V_INT;
+            ok = read_int(r, &a->lit.i) && enum_known(a->kind, a->lit.i);
+        }
+    if (!known && is_key(k, kn, "as_none")) {
+        known = true;
+        a->kind = ARG_NONE; /* the single-key form: any value */
+        ok = eat_word(r, "null") || eat_word(r, "true") || eat_word(r, "false") || (eat(r, '[') && eat(r, ']')) ||
+             (eat(r, '{') && eat(r, '}'));
+    }
+    if (!known && is_key(k, kn, "as_device")) {
+        known = true;
+        a->kind = ARG_DEVICE;
+        char *s;
+        if ((ok = read_device(r, &s))) {
+            a->lit.kind = V_DEVICE;
+            a->lit.s = s;
+        }
+    }
+    return ok && eat(r, '}');
+}
+
+/* A list of Arguments into *items, *n counting every one begun. */
+static bool read_arg_list(Rd *r, Arg **items, int *n)
+{
+    if (!eat(r, '['))
+        return false;
+    int cap = 0;
+    if (!eat(r, ']')) {
+        do {
+            if (*n == cap) {
+                cap = cap ? 2 * cap : 4;
+                *items = ep_xrealloc(*items, (size_t)cap * sizeof **items);
+            }
+            if (!read_arg(r, &(*items)[(*n)++]))
+                return false;
+        } while (eat(r, ','));
+        if (!eat(r, ']'))
+            return false;
+    }
+    if (!*items)
+        *items = ep_xcalloc(1, sizeof **items);
+    return true;
+}
+
+/* NamedArgument {"name", "arg", "kind"}, each at most once; arg required. */
+static bool read_named_arg(Rd *r, NamedArg *na)
+{
+    bool seen_name = false, seen_arg = false, seen_kind = false;
+    if (!eat(r, '{'))
+        return false;
+    do {
+        const char *k;
+        size_t kn;
+        if (!read_str(r, &k, &kn) || !eat(r, ':'))
+            return false;
+        if (is_key(k, kn, "name") && !seen_name) {
+            seen_name = true;
+            if (!eat_word(r, "null") && !read_str_dup(r, &na->name))
+                return false;
+        } else if (is_key(k, kn, "arg") && !seen_arg) {
+            seen_arg = true;
+            if (!read_arg(r, &na->arg))
+                return false;
+        } else if (is_key(k, kn, "kind") && !seen_kind) {
+            seen_kind = true;
+            int64_t kind;
+            if (!eat_word(r, "null")) {
+                if (!read_int(r, &kind) || kind < INT32_MIN || kind > INT32_MAX)
+                    return false;
+                na->kind = (int)kind;
+            }
+        } else {
+            return false;
+        }
+    } while (eat(r, ','));
+    if (!eat(r, '}') || !seen_arg)
+        return false;
+    if (!na->name)
+        na->name = ep_xstrdup("");
+    return true;
+}
+
+static bool read_inputs(Rd *r, Node *n)
+{
+    if (!eat(r, '['))
+        return false;
+    int cap = 0;
+    if (!eat(r, ']')) {
+        do {
+            if (n->ninputs == cap) {
+                cap = cap ? 2 * cap : 4;
+                n->inputs = ep_xrealloc(n->inputs, (size_t)cap * sizeof *n->inputs);
+            }
+            NamedArg *na = &n->inputs[n->ninputs++];
+            memset(na, 0, sizeof *na);
+            if (!read_named_arg(r, na))
+                return false;
+        } while (eat(r, ','));
+        if (!eat(r, ']'))
+            return false;
+    }
+    if (!n->inputs)
+        n->inputs = ep_xcalloc(1, sizeof *n->inputs);
+    return true;
+}
+
+/* Node.metadata: an object of strings (null values skipped). */
+static bool read_meta(Rd *r, NodeMeta *m)
+{
+    if (eat_word(r, "null"))
+        return true;
+    if (!eat(r, '{'))
+        return false;
+    if (eat(r, '}'))
+        return true;
+    do {
+        const char *k;
+        char *s;
+        size_t kn;
+        if (!read_str(r, &k, &kn) || !eat(r, ':'))
+            return false;
+        if (eat_word(r, "null"))
+            continue;
+        if (!read_str_dup(r, &s))
+            return false;
+        node_meta_set(m, k, kn, s);
+    } while (eat(r, ','));
+    return eat(r, '}');
+}
+
+enum {
+    F_TARGET = 1,
+    F_INPUTS = 2,
+    F_OUTPUTS = 4,
+    F_META = 8,
+    F_HOP = 16,
+    F_NAME = 32,
+};
+
+/* The fields of one Node, each at most once; false on anything else. */
+static bool read_node(Rd *r, Node *n, char **name)
+{
+    static const char *const keys[] = {"target", "inputs", "outputs", "metadata", "is_hop_single_tensor_return",
+                                       "name"};
+    unsigned seen = 0;
+    if (!eat(r, '{'))
+        return false;
+    do {
+        const char *k;
+        size_t kn;
+        if (!read_str(r, &k, &kn) || !eat(r, ':'))
+            return false;
+        unsigned f = 0;
+        for (size_t i = 0; i < EP_ARRAY_LEN(keys) && !f; i++)
+            if (is_key(k, kn, keys[i]))
+                f = 1u << i;
+        if (!f || (seen & f))
+            return false;
+        seen |= f;
+        bool ok = false;
+        switch (f) {
+        case F_TARGET:
+            ok = read_str_dup(r, &n->target);
+            break;
+        case F_INPUTS:
+            ok = read_inputs(r, n);
+            break;
+        case F_OUTPUTS:
+            ok = eat_word(r, "null") || read_arg_list(r, &n->outputs, &n->noutputs);
+            break;
+        case F_META:
+            ok = read_meta(r, &n->meta);
+            break;
+        case F_HOP:
+            ok = eat_word(r, "null") || read_bool(r, &n->is_hop_single_tensor_return);
+            break;
+        case F_NAME:
+            ok = eat_word(r, "null") || read_str_dup(r, name);
+            break;
+        }
+        if (!ok)
+            return false;
+    } while (eat(r, ','));
+    if (!eat(r, '}'))
+        return false;
+    skip_ws(r);
+    return r->p == r->end && (seen & F_TARGET) && (seen & F_INPUTS);
+}
+
+bool node_read_fast(const char *text, size_t len, Node *n, int index)
+{
+    Rd r = {text, text + len};
+    char *name = NULL;
+    memset(n, 0, sizeof *n);
+    if (!read_node(&r, n, &name)) {
+        free(name);
+        node_free(n);
+        memset(n, 0, sizeof *n);
+        return false;
+    }
+    if (!n->outputs)
+        n->outputs = ep_xcalloc(1, sizeof *n->outputs);
+    if (name && name[0]) {
+        n->name = name;
+    } else {
+        free(name);
+        n->name = node_first_output_name(n);
+    }
+    if (!n->name)
+        n->name = ep_xasprintf("node_%d", index);
+    n->op = op_lookup(n->target);
+    return true;
+}

@@ -1,0 +1,321 @@
+/*
+** test_load_fast.c -- the node reader that builds nodes straight from the
+** JSON text (interp/node_reader.c) builds exactly what the cJSON reader
+** builds: every example, fixture and corpus archive is opened both ways and
+** the programs' graphs compared field by field (a divergence cannot pass
+** silently), and the fast reader must have read most of their nodes.
+** Nodes it does not know are left to the cJSON reader, whose errors stay
+** exactly as they were: a few such nodes are checked here too.
+*/
+#include <dirent.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interp/archive.h"
+#include "interp/ops.h"
+#include "interp/program_int.h"
+#include "interp/strmap.h"
+#include "testutil.h"
+
+/* ---- comparing two programs ---------------------------------------------------- */
+
+static bool same_str(const char *a, const char *b)
+{
+    return (!a && !b) || (a && b && strcmp(a, b) == 0);
+}
+
+static bool same_graph(const Graph *a, const Graph *b, char *why, size_t cap);
+
+static bool same_value(const Value *a, const Value *b)
+{
+    if (a->kind != b->kind)
+        return false;
+    switch (a->kind) {
+    case V_INT:
+        return a->i == b->i;
+    case V_FLOAT: /* the same bits: -0.0 and NaN too */
+        return memcmp(&a->f, &b->f, sizeof a->f) == 0;
+    case V_BOOL:
+        return a->b == b->b;
+    case V_STR:
+    case V_DEVICE:
+        return same_str(a->s, b->s);
+    case V_NONE:
+        return true;
+    default:
+        return false; /* the loader puts no other kind in an Arg */
+    }
+}
+
+static bool same_arg(const Arg *a, const Arg *b, char *why, size_t cap)
+{
+    if (a->kind != b->kind || !same_str(a->ref, b->ref) || !same_value(&a->lit, &b->lit) || a->n != b->n ||
+        !same_str(a->variant, b->variant) || !a->graph != !b->graph) {
+        snprintf(why, cap, "argument (kind %d/%d, ref %s/%s, n %d/%d)", a->kind, b->kind, a->ref ? a->ref : "-",
+                 b->ref ? b->ref : "-", a->n, b->n);
+        return false;
+    }
+    for (int i = 0; i < a->n; i++)
+        if (!same_arg(&a->items[i], &b->items[i], why, cap))
+            return false;
+    return !a->graph || same_graph(a->graph, b->graph, why, cap);
+}
+
+static bool same_meta(const NodeMeta *a, const NodeMeta *b)
+{
+    if (!same_str(a->stack_trace, b->stack_trace) || !same_str(a->nn_module_stack, b->nn_module_stack) ||
+        !same_str(a->source_fn_stack, b->source_fn_stack) || !same_str(a->torch_fn, b->torch_fn) ||
+        a->nextra != b->nextra)
+        return false;
+    for (int i = 0; i < a->nextra; i++)
+        if (!same_str(a->extra_keys[i], b->extra_keys[i]) || !same_str(a->extra_values[i], b->extra_values[i]))
+            return false;
+    return true;
+}
+
+static bool same_node(const Node *a, const Node *b, char *why, size_t cap)
+{
+    if (!same_str(a->name, b->name) || !same_str(a->target, b->target) || a->ninputs != b->ninputs ||
+        a->noutputs != b->noutputs || a->is_hop_single_tensor_return != b->is_hop_single_tensor_return ||
+        a->op != b->op || !same_meta(&a->meta, &b->meta)) {
+        snprintf(why, cap, "node '%s' / '%s': its fields", a->name, b->name);
+        return false;
+    }
+    for (int i = 0; i < a->ninputs; i++)
+        if (!same_str(a->inputs[i].name, b->inputs[i].name) || a->inputs[i].kind != b->inputs[i].kind ||
+            !same_arg(&a->inputs[i].arg, &b->inputs[i].arg, why, cap)) {
+            size_t n = strlen(why);
+            snprintf(why + n, cap - n, " of node '%s' input %d", a->name, i);
+            return false;
+        }
+    for (int i = 0; i < a->noutputs; i++)
+        if (!same_arg(&a->outputs[i], &b->outputs[i], why, cap)) {
+            size_t n = strlen(why);
+            snprintf(why + n, cap - n, " of node '%s' output %d", a->name, i);
+            return false;
+        }
+    return true;
+}
+
+static bool same_graph(const Graph *a, const Graph *b, char *why, size_t cap)
+{
+    if (a->ninputs != b->ninputs || a->noutputs != b->noutputs || a->nnodes != b->nnodes ||
+        a->tensor_values.n != b->tensor_values.n || a->is_single_tensor_return != b->is_single_tensor_return) {
+        snprintf(why, cap, "graph: %d/%d nodes, %d/%d inputs", a->nnodes, b->nnodes, a->ninputs, b->ninputs);
+        return false;
+    }
+    for (int i = 0; i < a->ninputs; i++)
+        if (!same_arg(&a->inputs[i], &b->inputs[i], why, cap))
+            return false;
+    for (int i = 0; i < a->noutputs; i++)
+        if (!same_arg(&a->outputs[i], &b->outputs[i], why, cap))
+            return false;
+    for (int i = 0; i < a->nnodes; i++)
+        if (!same_node(&a->nodes[i], &b->nodes[i], why, cap))
+            return false;
+    for (int i = 0; i < a->tensor_values.n; i++)
+        if (!same_str(a->tensor_values.entries[i].key, b->tensor_values.entries[i].key)) {
+            snprintf(why, cap, "tensor_values[%d]", i);
+            return false;
+        }
+    return true;
+}
+
+/* Open path's program `name` (NULL: the default) with the fast reader on or
+** off; NULL when it does not open (the error into err). */
+static Model *open_with(const char *path, const char *name, bool fast, EpError *err)
+{
+    program_load_set_fast(fast);
+    Model *m = NULL;
+    EpStatus rc = model_open(path, name, &m, err);
+    program_load_set_fast(true);
+    return rc ? NULL : m;
+}
+
+/* Every program of path: the same graphs both ways (or the same error);
+** adds to *nodes the nodes compared. */
+static void check_both_ways(const char *path, long *nodes)
+{
+    EpError err = {0};
+    char **names = NULL;
+    int n = 0;
+    if (model_list_programs(path, &names, &n, &err) != EP_OK)
+        n = 0;
+    for (int p = 0; p < (n ? n : 1); p++) {
+        const char *name = n ? names[p] : NULL;
+        EpError e1 = {0}, e2 = {0};
+        Model *fast = open_with(path, name, true, &e1), *slow = open_with(path, name, false, &e2);
+        ck_assert_msg(!fast == !slow, "%s: opens one way only: %s / %s", path, e1.msg, e2.msg);
+        if (!fast) {
+            ck_assert_msg(strcmp(e1.msg, e2.msg) == 0, "%s: errors differ: '%s' / '%s'", path, e1.msg, e2.msg);
+            continue;
+        }
+        char why[512] = "";
+        ck_assert_msg(same_graph(&fast->ep->graph, &slow->ep->graph, why, sizeof why), "%s (%s): %s", path,
+                      name ? name : "default", why);
+        *nodes += fast->ep->graph.nnodes;
+        model_free(fast);
+        model_free(slow);
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Each .pt2 under dir (project-relative when not absolute). */
+static int check_dir(const char *dir, long *nodes)
+{
+    char full[1024];
+    snprintf(full, sizeof full, "%s%s%s", dir[0] == '/' ? "" : test_project_dir(), dir[0] == '/' ? "" : "/", dir);
+    DIR *d = opendir(full);
+    if (!d)
+        return 0;
+    int count = 0;
+    struct dirent *e;
+    while ((e = readdir(d))) {
+        size_t len = strlen(e->d_name);
+        if (len < 5 || strcmp(e->d_name + len - 4, ".pt2") != 0)
+            continue;
+        char path[2048];
+        snprintf(path, sizeof path, "%s/%s", full, e->d_name);
+        check_both_ways(path, nodes);
+        count++;
+    }
+    closedir(d);
+    return count;
+}
+
+START_TEST(test_examples_and_fixtures_both_ways)
+{
+    long nodes = 0, before = program_load_fast_nodes();
+    int n = check_dir("examples", &nodes) + check_dir("build/fixtures", &nodes);
+    ck_assert_int_ge(n, 4);
+    long fast = program_load_fast_nodes() - before;
+    fprintf(stderr, "load_fast: %d archives, %ld nodes, %ld read by the fast reader\n", n, nodes, fast);
+    ck_assert_msg(fast * 2 > nodes, "the fast reader read only %ld of %ld nodes", fast, nodes);
+}
+END_TEST
+
+START_TEST(test_corpus_both_ways)
+{
+    long nodes = 0, before = program_load_fast_nodes();
+    int n = check_dir(test_corpus_dir(), &nodes);
+    fprintf(stderr, "load_fast: corpus: %d archives, %ld nodes, %ld read by the fast reader\n", n, nodes,
+            program_load_fast_nodes() - before);
+    ck_assert_int_ge(n, 1);
+}
+END_TEST
+
+/* ---- single nodes ---------------------------------------------------------------- */
+
+/* A node the fast reader reads, and what the cJSON reader makes of it. */
+static void check_node_text(const char *json, bool fast_expected)
+{
+    Node n;
+    bool got = node_read_fast(json, strlen(json), &n, 7);
+    ck_assert_msg(got == fast_expected, "%s: fast reader %s", json, got ? "accepted" : "refused");
+    if (got)
+        node_free(&n);
+    else
+        for (size_t i = 0; i < sizeof n; i++)
+            ck_assert_msg(((const char *)&n)[i] == 0, "%s: a refused node is left zeroed", json);
+}
+
+START_TEST(test_fast_reader_refuses_the_unusual)
+{
+    static const char *const ok[] = {
+        "{\"target\":\"torch.ops.aten.add.Tensor\",\"inputs\":[],\"outputs\":null}",
+        "{\"target\":\"t\",\"inputs\":[{\"name\":\"self\",\"arg\":{\"as_tensor\":{\"name\":\"x\"}},\"kind\":1}],"
+        "\"outputs\":[{\"as_tensor\":{\"name\":\"y\"}}],\"metadata\":{\"a\":\"b\",\"c\":null},\"name\":\"\"}",
+        " { \"inputs\" : [ ] , \"target\" : \"t\" , \"is_hop_single_tensor_return\" : true } ",
+        "{\"target\":\"a\\\"b\\n\\u00e9\\ud83d\\ude00\",\"inputs\":[]}",
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_ints\":[1,-2,0]}},{\"arg\":{\"as_float\":-0.0}},"
+        "{\"arg\":{\"as_device\":{\"type\":\"cpu\",\"index\":0}}},{\"arg\":{\"as_none\":null}}]}",
+    };
+    static const char *const refused[] = {
+        "{\"target\":\"t\"}",                                           /* inputs missing: the cJSON error */
+        "{\"target\":\"t\",\"inputs\":[],\"target\":\"u\"}",             /* a key twice */
+        "{\"tar\\u0067et\":\"t\",\"inputs\":[]}",                  /* an escape in a key */
+        "{\"target\":\"a\\u0000b\",\"inputs\":[]}",                  /* a NUL */
+        "{\"target\":\"a\\udc00b\",\"inputs\":[]}",                  /* a lone low surrogate */
+        "{\"target\":\"a\\xb\",\"inputs\":[]}",                      /* no such escape */
+        "{\"target\":\"t\",\"inputs\":[],\"extra\":1}",                 /* a key it does not know */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_int\":01}}]}",    /* not JSON */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_int\":1234567890123456}}]}", /* 16 digits */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_int\":1.5}}]}",   /* the cJSON reader's message */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_int\":1,\"as_float\":null}}]}", /* schema 1/2 unions */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_scalar_type\":99}}]}", /* an unknown code */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_ints\":[1,]}}]}", /* trailing comma */
+        "{\"target\":\"t\",\"inputs\":[]} x",                           /* text after it */
+        "{\"target\":\"t\",\"inputs\":[{\"arg\":{\"as_tensor\":{\"name\":\"x\"}}",  /* cut short */
+    };
+    for (size_t i = 0; i < sizeof ok / sizeof ok[0]; i++)
+        check_node_text(ok[i], true);
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++)
+        check_node_text(refused[i], false);
+    Node n;
+    ck_assert(node_read_fast(ok[0], strlen(ok[0]), &n, 7));
+    ck_assert_str_eq(n.name, "node_7");
+    ck_assert_int_eq(n.noutputs, 0);
+    ck_assert_ptr_nonnull(n.op);
+    node_free(&n);
+    ck_assert(node_read_fast(ok[1], strlen(ok[1]), &n, 7));
+    ck_assert_str_eq(n.name, "y"); /* "" names it by its first output */
+    ck_assert_int_eq(n.meta.nextra, 1);
+    ck_assert_str_eq(n.meta.extra_values[0], "b");
+    node_free(&n);
+    ck_assert(node_read_fast(ok[3], strlen(ok[3]), &n, 7));
+    ck_assert_str_eq(n.target, "a\"b\n\xc3\xa9\xf0\x9f\x98\x80"); /* as cJSON decodes it */
+    node_free(&n);
+    ck_assert(node_read_fast(ok[4], strlen(ok[4]), &n, 7));
+    ck_assert_int_eq(n.inputs[0].arg.items[1].lit.i, -2);
+    ck_assert(signbit(n.inputs[1].arg.lit.f));
+    ck_assert_str_eq(n.inputs[2].arg.lit.s, "cpu:0");
+    ck_assert_int_eq(n.inputs[3].arg.kind, ARG_NONE);
+    node_free(&n);
+}
+END_TEST
+
+/* The maps over a graph's names are sized once (strmap_reserve) and do a
+** get-then-put with one lookup (strmap_get_or_put): both must keep the
+** map's meaning (first value kept, insertion order, growth past the
+** reserve). */
+START_TEST(test_strmap_reserve_and_get_or_put)
+{
+    StrMap m;
+    strmap_init(&m);
+    strmap_reserve(&m, 10);
+    char key[32];
+    for (int i = 0; i < 100; i++) { /* past the reserve: it still grows */
+        snprintf(key, sizeof key, "v%d", i);
+        ck_assert_ptr_null(strmap_get_or_put(&m, key, (void *)(intptr_t)(i + 1)));
+    }
+    for (int i = 0; i < 100; i++) {
+        snprintf(key, sizeof key, "v%d", i);
+        ck_assert_int_eq((int)(intptr_t)strmap_get_or_put(&m, key, (void *)(intptr_t)1000), i + 1);
+        ck_assert_int_eq(strmap_index(&m, key), i);
+    }
+    ck_assert_int_eq(m.n, 100);
+    ck_assert_ptr_null(strmap_get(&m, "v100"));
+    strmap_reserve(&m, 5); /* smaller than it holds: nothing changes */
+    ck_assert_int_eq((int)(intptr_t)strmap_get(&m, "v42"), 43);
+    strmap_free(&m, NULL);
+}
+END_TEST
+
+Suite *suite_load_fast(void)
+{
+    Suite *s = suite_create("load_fast");
+    TCase *tc = tcase_create("load_fast");
+    tcase_set_timeout(tc, 300);
+    tcase_add_test(tc, test_examples_and_fixtures_both_ways);
+    if (test_corpus_dir())
+        tcase_add_test(tc, test_corpus_both_ways);
+    tcase_add_test(tc, test_fast_reader_refuses_the_unusual);
+    tcase_add_test(tc, test_strmap_reserve_and_get_or_put);
+    suite_add_tcase(s, tc);
+    return s;
+}
