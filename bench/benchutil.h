@@ -5,10 +5,14 @@
 #ifndef EP_BENCHUTIL_H
 #define EP_BENCHUTIL_H
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/types.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 /* Monotonic seconds. */
 static inline double bench_now(void)
@@ -41,6 +45,107 @@ static inline void bench_reset_peak(void)
         fputs("5", f);
         fclose(f);
     }
+}
+
+/*
+** Seconds per call of CALL(CTX), which returns false on failure: ONE, the
+** time a first timed call took, sets how many calls make a round of at
+** least ROUND_SECONDS; the best of ROUNDS rounds (or ONE if faster), -1 when
+** a call fails.  The caller warms up and times the first call itself.
+*/
+static inline double bench_best_time(bool (*call)(void *ctx), void *ctx, double one, int rounds,
+                                     double round_seconds)
+{
+    int calls = one >= round_seconds ? 1 : (int)(round_seconds / (one > 1e-7 ? one : 1e-7)) + 1;
+    double best = one;
+    for (int k = 0; k < rounds; k++) {
+        double s = bench_now();
+        for (int c = 0; c < calls; c++)
+            if (!call(ctx))
+                return -1;
+        double per = (bench_now() - s) / calls;
+        if (per < best)
+            best = per;
+    }
+    return best;
+}
+
+/*
+** The PyTorch side of a benchmark: one Python child process, spoken to over
+** pipes line by line.  It first prints "torch VERSION"; each later line it
+** is sent gets one answer, seconds or "error ...".
+*/
+typedef struct BenchTorch {
+    FILE *to, *from;
+    pid_t pid;
+    char version[64];
+    const char *who; /* the benchmark's name, prefixed to PyTorch's errors */
+} BenchTorch;
+
+/*
+** Start $EPDBG_PYTHON (default /usr/bin/python3) on $EPDBG_BENCH_TORCH
+** (default SCRIPT); false, with why in WHY, when PyTorch cannot be used.
+** WHAT names what the script imports, for that message.
+*/
+static inline bool bench_torch_start(BenchTorch *t, const char *who, const char *script,
+                                     const char *what, char *why, size_t cap)
+{
+    const char *py = getenv("EPDBG_PYTHON") ? getenv("EPDBG_PYTHON") : "/usr/bin/python3";
+    if (getenv("EPDBG_BENCH_TORCH"))
+        script = getenv("EPDBG_BENCH_TORCH");
+    t->who = who;
+    if (access(py, X_OK) != 0 || access(script, R_OK) != 0) {
+        snprintf(why, cap, "%s or %s not found", py, script);
+        return false;
+    }
+    int in[2], out[2];
+    if (pipe(in) != 0 || pipe(out) != 0) {
+        snprintf(why, cap, "no pipe");
+        return false;
+    }
+    t->pid = fork();
+    if (t->pid == 0) {
+        dup2(in[0], 0);
+        dup2(out[1], 1);
+        close(in[1]);
+        close(out[0]);
+        execl(py, py, script, (char *)NULL);
+        _exit(127);
+    }
+    close(in[0]);
+    close(out[1]);
+    t->to = fdopen(in[1], "w");
+    t->from = fdopen(out[0], "r");
+    char line[256];
+    if (!fgets(line, sizeof line, t->from) || strncmp(line, "torch ", 6) != 0) {
+        snprintf(why, cap, "%s cannot import %s", py, what);
+        return false;
+    }
+    line[strcspn(line, "\n")] = 0;
+    snprintf(t->version, sizeof t->version, "%.60s", line + 6);
+    return true;
+}
+
+/* Ask the Python side one line; its answer as seconds (or -1). */
+static inline double bench_torch_ask(BenchTorch *t, const char *cmd)
+{
+    fprintf(t->to, "%s\n", cmd);
+    fflush(t->to);
+    char line[512];
+    if (!fgets(line, sizeof line, t->from))
+        return -1;
+    if (strncmp(line, "error", 5) == 0) {
+        fprintf(stderr, "%s: PyTorch: %s", t->who, line);
+        return -1;
+    }
+    return atof(line);
+}
+
+static inline void bench_torch_stop(BenchTorch *t)
+{
+    fclose(t->to);
+    fclose(t->from);
+    waitpid(t->pid, NULL, 0);
 }
 
 #endif
