@@ -48,14 +48,26 @@ static inline void bench_reset_peak(void)
 }
 
 /*
-** Seconds per call of CALL(CTX), which returns false on failure: ONE, the
-** time a first timed call took, sets how many calls make a round of at
-** least ROUND_SECONDS; the best of ROUNDS rounds (or ONE if faster), -1 when
-** a call fails.  The caller warms up and times the first call itself.
+** Seconds per call of CALL(CTX), which returns false on failure: after
+** warm-up calls (at least WARMUP_MIN and WARMUP_SECONDS, at most WARMUP_MAX),
+** one timed call sets how many calls make a round of at least
+** ROUND_SECONDS; the best of that call and ROUNDS rounds, -1 when a call
+** fails.  bench/torch_common.py's best_time is the same on PyTorch's side.
 */
-static inline double bench_best_time(bool (*call)(void *ctx), void *ctx, double one, int rounds,
-                                     double round_seconds)
+static inline double bench_best_time(bool (*call)(void *ctx), void *ctx, int rounds, double round_seconds,
+                                     int warmup_min, int warmup_max, double warmup_seconds)
 {
+    double start = bench_now();
+    for (int k = 0; k < warmup_max; k++) {
+        if (!call(ctx))
+            return -1;
+        if (k >= warmup_min - 1 && bench_now() - start >= warmup_seconds)
+            break;
+    }
+    double t0 = bench_now();
+    if (!call(ctx))
+        return -1;
+    double one = bench_now() - t0;
     int calls = one >= round_seconds ? 1 : (int)(round_seconds / (one > 1e-7 ? one : 1e-7)) + 1;
     double best = one;
     for (int k = 0; k < rounds; k++) {

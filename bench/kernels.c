@@ -184,14 +184,8 @@ static bool bench_call_ctx(void *ctx)
 /* Seconds per call: the best of ROUNDS rounds of at least ROUND_SECONDS. */
 static double time_epdbg(Bench *b, EpError *err)
 {
-    if (!bench_call(b, err) || !bench_call(b, err)) /* warm up: the pool, the caches */
-        return -1;
-    double t0 = bench_now();
-    if (!bench_call(b, err))
-        return -1;
-    double one = bench_now() - t0;
-    BenchCall c = {b, err};
-    return bench_best_time(bench_call_ctx, &c, one, ROUNDS, ROUND_SECONDS);
+    BenchCall c = {b, err}; /* two warm-up calls: the pool, the caches */
+    return bench_best_time(bench_call_ctx, &c, ROUNDS, ROUND_SECONDS, 2, 2, 0);
 }
 
 /* ---- the table ------------------------------------------------------------------ */

@@ -181,19 +181,8 @@ static bool bench_call_ctx(void *ctx)
 /* Seconds per run: the best of ROUNDS rounds of at least ROUND_SECONDS. */
 static double time_epdbg(Bench *b, EpError *err)
 {
-    double start = bench_now();
-    for (int k = 0; k < WARMUP_MAX; k++) { /* the lazy weights, the pool, the caches */
-        if (!bench_call(b, err))
-            return -1;
-        if (k >= 2 && bench_now() - start >= WARMUP_SECONDS)
-            break;
-    }
-    double t0 = bench_now();
-    if (!bench_call(b, err))
-        return -1;
-    double one = bench_now() - t0;
-    BenchCall c = {b, err};
-    return bench_best_time(bench_call_ctx, &c, one, ROUNDS, ROUND_SECONDS);
+    BenchCall c = {b, err}; /* warm-up: the lazy weights, the pool, the caches */
+    return bench_best_time(bench_call_ctx, &c, ROUNDS, ROUND_SECONDS, 3, WARMUP_MAX, WARMUP_SECONDS);
 }
 
 /* ---- the table ------------------------------------------------------------------ */
