@@ -47,25 +47,28 @@ static inline void bench_reset_peak(void)
     }
 }
 
+struct EpError;
+
 /*
-** Seconds per call of CALL(CTX), which returns false on failure: after
+** Seconds per call of CALL(CTX, ERR), which returns false on failure: after
 ** warm-up calls (at least WARMUP_MIN and WARMUP_SECONDS, at most WARMUP_MAX),
 ** one timed call sets how many calls make a round of at least
 ** ROUND_SECONDS; the best of that call and ROUNDS rounds, -1 when a call
 ** fails.  bench/torch_common.py's best_time is the same on PyTorch's side.
 */
-static inline double bench_best_time(bool (*call)(void *ctx), void *ctx, int rounds, double round_seconds,
-                                     int warmup_min, int warmup_max, double warmup_seconds)
+static inline double bench_best_time(bool (*call)(void *ctx, struct EpError *err), void *ctx, struct EpError *err,
+                                     int rounds, double round_seconds, int warmup_min, int warmup_max,
+                                     double warmup_seconds)
 {
     double start = bench_now();
     for (int k = 0; k < warmup_max; k++) {
-        if (!call(ctx))
+        if (!call(ctx, err))
             return -1;
         if (k >= warmup_min - 1 && bench_now() - start >= warmup_seconds)
             break;
     }
     double t0 = bench_now();
-    if (!call(ctx))
+    if (!call(ctx, err))
         return -1;
     double one = bench_now() - t0;
     int calls = one >= round_seconds ? 1 : (int)(round_seconds / (one > 1e-7 ? one : 1e-7)) + 1;
@@ -73,13 +76,36 @@ static inline double bench_best_time(bool (*call)(void *ctx), void *ctx, int rou
     for (int k = 0; k < rounds; k++) {
         double s = bench_now();
         for (int c = 0; c < calls; c++)
-            if (!call(ctx))
+            if (!call(ctx, err))
                 return -1;
         double per = (bench_now() - s) / calls;
         if (per < best)
             best = per;
     }
     return best;
+}
+
+/* Whether a row named NAME is wanted: no names in argv[first..argc), or
+** one of them a prefix of NAME. */
+static inline bool bench_wanted(const char *name, int argc, char **argv, int first)
+{
+    if (first >= argc)
+        return true;
+    for (int i = first; i < argc; i++)
+        if (strncmp(name, argv[i], strlen(argv[i])) == 0)
+            return true;
+    return false;
+}
+
+/* A time column: seconds in us or ms, or "failed" for s < 0. */
+static inline void bench_print_time(double s)
+{
+    if (s < 0)
+        printf(" %9s", "failed");
+    else if (s < 1e-3)
+        printf(" %7.1fus", s * 1e6);
+    else
+        printf(" %7.2fms", s * 1e3);
 }
 
 /*

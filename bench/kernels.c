@@ -165,50 +165,20 @@ static void bench_close(Bench *b)
     unlink(b->path);
 }
 
-static bool bench_call(Bench *b, EpError *err)
+static bool bench_call(void *ctx, EpError *err)
 {
+    Bench *b = ctx;
     return interp_bind(b->ip, b->in, b->nin, err) == EP_OK && interp_run(b->ip, err) == EP_OK;
-}
-
-typedef struct BenchCall {
-    Bench *b;
-    EpError *err;
-} BenchCall;
-
-static bool bench_call_ctx(void *ctx)
-{
-    BenchCall *c = ctx;
-    return bench_call(c->b, c->err);
 }
 
 /* Seconds per call: the best of ROUNDS rounds of at least ROUND_SECONDS. */
 static double time_epdbg(Bench *b, EpError *err)
 {
-    BenchCall c = {b, err}; /* two warm-up calls: the pool, the caches */
-    return bench_best_time(bench_call_ctx, &c, ROUNDS, ROUND_SECONDS, 2, 2, 0);
+    /* two warm-up calls: the pool, the caches */
+    return bench_best_time(bench_call, b, err, ROUNDS, ROUND_SECONDS, 2, 2, 0);
 }
 
 /* ---- the table ------------------------------------------------------------------ */
-
-static bool wanted(const Row *row, int argc, char **argv)
-{
-    if (argc < 2)
-        return true;
-    for (int i = 1; i < argc; i++)
-        if (strncmp(row->name, argv[i], strlen(argv[i])) == 0)
-            return true;
-    return false;
-}
-
-static void print_time(double s)
-{
-    if (s < 0)
-        printf(" %9s", "failed");
-    else if (s < 1e-3)
-        printf(" %7.1fus", s * 1e6);
-    else
-        printf(" %7.2fms", s * 1e3);
-}
 
 int main(int argc, char **argv)
 {
@@ -236,7 +206,7 @@ int main(int argc, char **argv)
     printf("\n");
     for (int i = 0; i < NROWS; i++) {
         const Row *row = &ROWS[i];
-        if (!wanted(row, argc, argv))
+        if (!bench_wanted(row->name, argc, argv, 1))
             continue;
         Bench b;
         if (!bench_open(&b, row, &err)) {
@@ -253,11 +223,11 @@ int main(int argc, char **argv)
             ep_set_threads(threads[k]);
             ops_set_blas_threads(threads[k]);
             double e = time_epdbg(&b, &err);
-            print_time(e);
+            bench_print_time(e);
             if (have_torch) {
                 snprintf(cmd, sizeof cmd, "time %d", threads[k]);
                 double p = bench_torch_ask(&torch, cmd);
-                print_time(p);
+                bench_print_time(p);
                 if (e > 0 && p > 0)
                     printf(" %6.2f", e / p);
                 else

@@ -162,50 +162,20 @@ static void bench_close(Bench *b)
         unlink(b->path);
 }
 
-static bool bench_call(Bench *b, EpError *err)
+static bool bench_call(void *ctx, EpError *err)
 {
+    Bench *b = ctx;
     return interp_bind(b->ip, &b->in, 1, err) == EP_OK && interp_run(b->ip, err) == EP_OK;
-}
-
-typedef struct BenchCall {
-    Bench *b;
-    EpError *err;
-} BenchCall;
-
-static bool bench_call_ctx(void *ctx)
-{
-    BenchCall *c = ctx;
-    return bench_call(c->b, c->err);
 }
 
 /* Seconds per run: the best of ROUNDS rounds of at least ROUND_SECONDS. */
 static double time_epdbg(Bench *b, EpError *err)
 {
-    BenchCall c = {b, err}; /* warm-up: the lazy weights, the pool, the caches */
-    return bench_best_time(bench_call_ctx, &c, ROUNDS, ROUND_SECONDS, 3, WARMUP_MAX, WARMUP_SECONDS);
+    /* warm-up: the lazy weights, the pool, the caches */
+    return bench_best_time(bench_call, b, err, ROUNDS, ROUND_SECONDS, 3, WARMUP_MAX, WARMUP_SECONDS);
 }
 
 /* ---- the table ------------------------------------------------------------------ */
-
-static bool wanted(const ModelDef *m, int argc, char **argv, int first)
-{
-    if (first >= argc)
-        return true;
-    for (int i = first; i < argc; i++)
-        if (strncmp(m->name, argv[i], strlen(argv[i])) == 0)
-            return true;
-    return false;
-}
-
-static void print_time(double s)
-{
-    if (s < 0)
-        printf(" %9s", "failed");
-    else if (s < 1e-3)
-        printf(" %7.1fus", s * 1e6);
-    else
-        printf(" %7.2fms", s * 1e3);
-}
 
 int main(int argc, char **argv)
 {
@@ -250,7 +220,7 @@ int main(int argc, char **argv)
     printf("\n");
     for (int i = 0; i < NMODELS; i++) {
         const ModelDef *m = &MODELS[i];
-        if (!wanted(m, argc, argv, first))
+        if (!bench_wanted(m->name, argc, argv, first))
             continue;
         for (int j = 0; j < (m->max_batch ? nbatches : 1); j++) {
             int batch = m->max_batch ? batches[j] : 1;
@@ -279,13 +249,13 @@ int main(int argc, char **argv)
                 ep_set_threads(threads[k]);
                 ops_set_blas_threads(threads[k]);
                 double e = time_epdbg(&b, &err);
-                print_time(e);
+                bench_print_time(e);
                 if (e < 0)
                     fprintf(stderr, "models: %s: %s\n", m->name, err.msg);
                 if (have_torch) {
                     snprintf(cmd, sizeof cmd, "time %d", threads[k]);
                     double p = torch_row ? bench_torch_ask(&torch, cmd) : -1;
-                    print_time(p);
+                    bench_print_time(p);
                     if (e > 0 && p > 0)
                         printf(" %6.2f", e / p);
                     else
@@ -293,7 +263,7 @@ int main(int argc, char **argv)
                 }
             }
             if (have_torch && oracle)
-                print_time(torch_row ? bench_torch_ask(&torch, "oracle 1") : -1);
+                bench_print_time(torch_row ? bench_torch_ask(&torch, "oracle 1") : -1);
             printf("\n");
             fflush(stdout);
             bench_close(&b);
