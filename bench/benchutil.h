@@ -97,6 +97,16 @@ static inline bool bench_wanted(const char *name, int argc, char **argv, int fir
     return false;
 }
 
+/* The thread counts a table times, 1 and all cores (only 1 on one core):
+** how many. */
+static inline int bench_thread_counts(int threads[2])
+{
+    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    threads[0] = 1;
+    threads[1] = cores > 1 ? cores : 1;
+    return cores > 1 ? 2 : 1;
+}
+
 /* A time column: seconds in us or ms, or "failed" for s < 0. */
 static inline void bench_print_time(double s)
 {

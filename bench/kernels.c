@@ -189,9 +189,8 @@ int main(int argc, char **argv)
     BenchTorch torch;
     char why[256] = "";
     bool have_torch = bench_torch_start(&torch, "kernels", "bench/kernels_torch.py", "torch", why, sizeof why);
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int threads[2] = {1, cores > 1 ? cores : 1};
-    int nthreads = cores > 1 ? 2 : 1;
+    int threads[2];
+    int nthreads = bench_thread_counts(threads);
     if (have_torch)
         printf("kernels: epdbg vs PyTorch %s, one node per call; ratio = epdbg / PyTorch (< 1: epdbg faster)\n",
                torch.version);

@@ -200,9 +200,8 @@ int main(int argc, char **argv)
     BenchTorch torch;
     char why[256] = "";
     bool have_torch = bench_torch_start(&torch, "models", "bench/models_torch.py", "torch or the oracle", why, sizeof why);
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int threads[2] = {1, cores > 1 ? cores : 1};
-    int nthreads = cores > 1 ? 2 : 1;
+    int threads[2];
+    int nthreads = bench_thread_counts(threads);
     if (have_torch)
         printf("models: epdbg vs PyTorch %s replaying the oracle's calls, warm runs; ratio = epdbg / PyTorch "
                "(< 1: epdbg faster)\n",
