@@ -61,6 +61,22 @@ static void check_op(const char *what, const char *target, int n, const Value *v
     tensor_unref(ref);
 }
 
+/* target's output k on the fast path (on vals) is, bit for bit and in
+** dtype to, the float32 path's (the same op on v32) converted to to. */
+static void check_float32_rounded(const char *what, const char *target, int n, const Value *vals, const Value *v32,
+                                  int k, DType to)
+{
+    EpError err = {0};
+    Tensor *h = oprun(target, n, vals, true, k);
+    Tensor *f = oprun(target, n, v32, true, k);
+    Tensor *fh = tensor_to_dtype(f, to, &err);
+    ck_assert_msg(fh != NULL && tensors_same_bits(h, fh), "%s: not the float32 path rounded to %s", what,
+                  dtype_c10_name(to));
+    tensor_unref(fh);
+    tensor_unref(f);
+    tensor_unref(h);
+}
+
 typedef struct Shape {
     int ndim;
     int64_t sizes[4];
@@ -112,13 +128,7 @@ START_TEST(test_half_sums)
                 snprintf(what, sizeof what, "%s shape %zu dim %d", dtype_c10_name(dts[d]), s, dim);
                 check_op(what, "aten.sum.dim_IntList", 3, vals, 0, rtol, 1e-3);
                 check_op(what, "aten.mean.dim", 3, vals, 0, rtol, 1e-3);
-                Tensor *h = oprun("aten.sum.dim_IntList", 3, vals, true, 0);
-                Tensor *f = oprun("aten.sum.dim_IntList", 3, v32, true, 0);
-                Tensor *fh = tensor_to_dtype(f, dts[d], &err);
-                ck_assert_msg(tensors_same_bits(h, fh), "%s: not the float32 sum rounded", what);
-                tensor_unref(fh);
-                tensor_unref(f);
-                tensor_unref(h);
+                check_float32_rounded(what, "aten.sum.dim_IntList", 3, vals, v32, 0, dts[d]);
                 value_clear(&vals[1]);
                 value_clear(&v32[1]);
             }
@@ -225,14 +235,9 @@ START_TEST(test_layer_norm_bf16)
                 char what[128];
                 snprintf(what, sizeof what, "layer_norm bf16 shape %d params %d output %d", s, params, k);
                 check_op(what, "aten.native_layer_norm.default", 5, vals, k, 1.6e-2, 1.6e-2);
-                Tensor *h = oprun("aten.native_layer_norm.default", 5, vals, true, k);
-                Tensor *f = oprun("aten.native_layer_norm.default", 5, v32, true, k);
-                Tensor *fh = tensor_to_dtype(f, h->dtype, &err);
-                ck_assert_msg(tensors_same_bits(h, fh), "%s: not the float32 path rounded", what);
-                ck_assert(h->dtype == (k == 0 || params != 2 ? DT_BF16 : DT_F32));
-                tensor_unref(fh);
-                tensor_unref(f);
-                tensor_unref(h);
+                /* output k's dtype: bfloat16, but float32 for the mean and rstd with float32 parameters */
+                check_float32_rounded(what, "aten.native_layer_norm.default", 5, vals, v32, k,
+                                      k == 0 || params != 2 ? DT_BF16 : DT_F32);
                 value_clear(&vals[1]);
                 value_clear(&v32[1]);
             }
