@@ -118,6 +118,16 @@ static inline void bench_print_time(double s)
         printf(" %7.2fms", s * 1e3);
 }
 
+/* PyTorch's time column P and the ratio E / P ("-" unless both timed). */
+static inline void bench_print_vs(double e, double p)
+{
+    bench_print_time(p);
+    if (e > 0 && p > 0)
+        printf(" %6.2f", e / p);
+    else
+        printf(" %6s", "-");
+}
+
 /*
 ** The PyTorch side of a benchmark: one Python child process, spoken to over
 ** pipes line by line.  It first prints "torch VERSION"; each later line it

@@ -225,12 +225,7 @@ int main(int argc, char **argv)
             bench_print_time(e);
             if (have_torch) {
                 snprintf(cmd, sizeof cmd, "time %d", threads[k]);
-                double p = bench_torch_ask(&torch, cmd);
-                bench_print_time(p);
-                if (e > 0 && p > 0)
-                    printf(" %6.2f", e / p);
-                else
-                    printf(" %6s", "-");
+                bench_print_vs(e, bench_torch_ask(&torch, cmd));
             }
         }
         printf("\n");

@@ -253,12 +253,7 @@ int main(int argc, char **argv)
                     fprintf(stderr, "models: %s: %s\n", m->name, err.msg);
                 if (have_torch) {
                     snprintf(cmd, sizeof cmd, "time %d", threads[k]);
-                    double p = torch_row ? bench_torch_ask(&torch, cmd) : -1;
-                    bench_print_time(p);
-                    if (e > 0 && p > 0)
-                        printf(" %6.2f", e / p);
-                    else
-                        printf(" %6s", "-");
+                    bench_print_vs(e, torch_row ? bench_torch_ask(&torch, cmd) : -1);
                 }
             }
             if (have_torch && oracle)
