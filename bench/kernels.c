@@ -165,122 +165,20 @@ static void bench_close(Bench *b)
     unlink(b->path);
 }
 
-static bool bench_call(Bench *b, EpError *err)
+static bool bench_call(void *ctx, EpError *err)
 {
+    Bench *b = ctx;
     return interp_bind(b->ip, b->in, b->nin, err) == EP_OK && interp_run(b->ip, err) == EP_OK;
 }
 
 /* Seconds per call: the best of ROUNDS rounds of at least ROUND_SECONDS. */
 static double time_epdbg(Bench *b, EpError *err)
 {
-    if (!bench_call(b, err) || !bench_call(b, err)) /* warm up: the pool, the caches */
-        return -1;
-    double t0 = bench_now();
-    if (!bench_call(b, err))
-        return -1;
-    double one = bench_now() - t0;
-    int calls = one >= ROUND_SECONDS ? 1 : (int)(ROUND_SECONDS / (one > 1e-7 ? one : 1e-7)) + 1;
-    double best = one;
-    for (int k = 0; k < ROUNDS; k++) {
-        double s = bench_now();
-        for (int c = 0; c < calls; c++)
-            if (!bench_call(b, err))
-                return -1;
-        double per = (bench_now() - s) / calls;
-        if (per < best)
-            best = per;
-    }
-    return best;
-}
-
-/* ---- the PyTorch side: one Python process answering row by row ------------- */
-
-typedef struct Torch {
-    FILE *to, *from;
-    pid_t pid;
-    char version[64];
-} Torch;
-
-/* Start the Python side; false (with why) when PyTorch cannot be used. */
-static bool torch_start(Torch *t, char *why, size_t cap)
-{
-    const char *py = getenv("EPDBG_PYTHON") ? getenv("EPDBG_PYTHON") : "/usr/bin/python3";
-    const char *script = getenv("EPDBG_BENCH_TORCH") ? getenv("EPDBG_BENCH_TORCH") : "bench/kernels_torch.py";
-    if (access(py, X_OK) != 0 || access(script, R_OK) != 0) {
-        snprintf(why, cap, "%s or %s not found", py, script);
-        return false;
-    }
-    int in[2], out[2];
-    if (pipe(in) != 0 || pipe(out) != 0) {
-        snprintf(why, cap, "no pipe");
-        return false;
-    }
-    t->pid = fork();
-    if (t->pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[1]);
-        close(out[0]);
-        execl(py, py, script, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    t->to = fdopen(in[1], "w");
-    t->from = fdopen(out[0], "r");
-    char line[256];
-    if (!fgets(line, sizeof line, t->from) || strncmp(line, "torch ", 6) != 0) {
-        snprintf(why, cap, "%s cannot import torch", py);
-        return false;
-    }
-    line[strcspn(line, "\n")] = 0;
-    snprintf(t->version, sizeof t->version, "%.60s", line + 6);
-    return true;
-}
-
-/* Ask the Python side one line; its answer as seconds (or -1). */
-static double torch_ask(Torch *t, const char *cmd)
-{
-    fprintf(t->to, "%s\n", cmd);
-    fflush(t->to);
-    char line[512];
-    if (!fgets(line, sizeof line, t->from))
-        return -1;
-    if (strncmp(line, "error", 5) == 0) {
-        fprintf(stderr, "kernels: PyTorch: %s", line);
-        return -1;
-    }
-    return atof(line);
-}
-
-static void torch_stop(Torch *t)
-{
-    fclose(t->to);
-    fclose(t->from);
-    waitpid(t->pid, NULL, 0);
+    /* two warm-up calls: the pool, the caches */
+    return bench_best_time(bench_call, b, err, ROUNDS, ROUND_SECONDS, 2, 2, 0);
 }
 
 /* ---- the table ------------------------------------------------------------------ */
-
-static bool wanted(const Row *row, int argc, char **argv)
-{
-    if (argc < 2)
-        return true;
-    for (int i = 1; i < argc; i++)
-        if (strncmp(row->name, argv[i], strlen(argv[i])) == 0)
-            return true;
-    return false;
-}
-
-static void print_time(double s)
-{
-    if (s < 0)
-        printf(" %9s", "failed");
-    else if (s < 1e-3)
-        printf(" %7.1fus", s * 1e6);
-    else
-        printf(" %7.2fms", s * 1e3);
-}
 
 int main(int argc, char **argv)
 {
@@ -288,12 +186,11 @@ int main(int argc, char **argv)
     if (ops_init(&err))
         return 1;
     signal(SIGPIPE, SIG_IGN);
-    Torch torch;
+    BenchTorch torch;
     char why[256] = "";
-    bool have_torch = torch_start(&torch, why, sizeof why);
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int threads[2] = {1, cores > 1 ? cores : 1};
-    int nthreads = cores > 1 ? 2 : 1;
+    bool have_torch = bench_torch_start(&torch, "kernels", "bench/kernels_torch.py", "torch", why, sizeof why);
+    int threads[2];
+    int nthreads = bench_thread_counts(threads);
     if (have_torch)
         printf("kernels: epdbg vs PyTorch %s, one node per call; ratio = epdbg / PyTorch (< 1: epdbg faster)\n",
                torch.version);
@@ -308,7 +205,7 @@ int main(int argc, char **argv)
     printf("\n");
     for (int i = 0; i < NROWS; i++) {
         const Row *row = &ROWS[i];
-        if (!wanted(row, argc, argv))
+        if (!bench_wanted(row->name, argc, argv, 1))
             continue;
         Bench b;
         if (!bench_open(&b, row, &err)) {
@@ -318,22 +215,17 @@ int main(int argc, char **argv)
         char cmd[1024];
         if (have_torch) {
             snprintf(cmd, sizeof cmd, "setup %s|%s", row->inputs, row->torch);
-            have_torch = torch_ask(&torch, cmd) >= 0;
+            have_torch = bench_torch_ask(&torch, cmd) >= 0;
         }
         printf("%-17s %-20s", row->name, row->shape);
         for (int k = 0; k < nthreads; k++) {
             ep_set_threads(threads[k]);
             ops_set_blas_threads(threads[k]);
             double e = time_epdbg(&b, &err);
-            print_time(e);
+            bench_print_time(e);
             if (have_torch) {
                 snprintf(cmd, sizeof cmd, "time %d", threads[k]);
-                double p = torch_ask(&torch, cmd);
-                print_time(p);
-                if (e > 0 && p > 0)
-                    printf(" %6.2f", e / p);
-                else
-                    printf(" %6s", "-");
+                bench_print_vs(e, bench_torch_ask(&torch, cmd));
             }
         }
         printf("\n");
@@ -343,7 +235,7 @@ int main(int argc, char **argv)
     ep_set_threads(0);
     ops_set_blas_threads(1);
     if (have_torch)
-        torch_stop(&torch);
+        bench_torch_stop(&torch);
     ops_shutdown();
     return 0;
 }

@@ -16,8 +16,12 @@ thread" mm ran on every core.  The OpenBLAS the process loaded is set too
 float32 inputs are uniform in [-1, 1), int64 ones in [0, HI): the same
 shapes as epdbg's side (the values differ, which no kernel here minds).
 """
+import os
 import sys
-import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_common  # noqa: E402
 
 try:
     import torch
@@ -25,18 +29,7 @@ except Exception:  # no PyTorch: the C side prints its column only
     print("none", flush=True)
     sys.exit(0)
 
-def openblas_setter():
-    """openblas_set_num_threads of the OpenBLAS torch loaded, or None."""
-    import ctypes
-    for name in ("libopenblas.so.0", "libopenblas.so"):
-        try:
-            return ctypes.CDLL(name).openblas_set_num_threads
-        except (OSError, AttributeError):
-            pass
-    return None
-
-
-SET_BLAS_THREADS = openblas_setter()
+SET_BLAS_THREADS = torch_common.openblas_setter()
 ROUNDS = 5
 ROUND_SECONDS = 0.02
 
@@ -48,22 +41,6 @@ def make(spec):
         hi = int(spec.split(":")[3]) if spec.count(":") >= 3 else 100
         return name, torch.randint(0, hi, shape, dtype=torch.int64)
     return name, torch.rand(shape, dtype=torch.float32) * 2 - 1
-
-
-def best_time(fn):
-    fn()
-    fn()
-    t0 = time.perf_counter()
-    fn()
-    one = time.perf_counter() - t0
-    calls = 1 if one >= ROUND_SECONDS else int(ROUND_SECONDS / max(one, 1e-7)) + 1
-    best = one
-    for _ in range(ROUNDS):
-        s = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - s) / calls)
-    return best
 
 
 def main():
@@ -84,7 +61,7 @@ def main():
                 if SET_BLAS_THREADS:
                     SET_BLAS_THREADS(int(rest))
                 with torch.no_grad():
-                    print("%.9f" % best_time(fn), flush=True)
+                    print("%.9f" % torch_common.best_time(fn, ROUNDS, ROUND_SECONDS), flush=True)
             else:
                 print("error unknown command " + cmd, flush=True)
         except Exception as e:  # the row fails, the table goes on

@@ -162,126 +162,20 @@ static void bench_close(Bench *b)
         unlink(b->path);
 }
 
-static bool bench_call(Bench *b, EpError *err)
+static bool bench_call(void *ctx, EpError *err)
 {
+    Bench *b = ctx;
     return interp_bind(b->ip, &b->in, 1, err) == EP_OK && interp_run(b->ip, err) == EP_OK;
 }
 
 /* Seconds per run: the best of ROUNDS rounds of at least ROUND_SECONDS. */
 static double time_epdbg(Bench *b, EpError *err)
 {
-    double start = bench_now();
-    for (int k = 0; k < WARMUP_MAX; k++) { /* the lazy weights, the pool, the caches */
-        if (!bench_call(b, err))
-            return -1;
-        if (k >= 2 && bench_now() - start >= WARMUP_SECONDS)
-            break;
-    }
-    double t0 = bench_now();
-    if (!bench_call(b, err))
-        return -1;
-    double one = bench_now() - t0;
-    int calls = one >= ROUND_SECONDS ? 1 : (int)(ROUND_SECONDS / (one > 1e-7 ? one : 1e-7)) + 1;
-    double best = one;
-    for (int k = 0; k < ROUNDS; k++) {
-        double s = bench_now();
-        for (int c = 0; c < calls; c++)
-            if (!bench_call(b, err))
-                return -1;
-        double per = (bench_now() - s) / calls;
-        if (per < best)
-            best = per;
-    }
-    return best;
-}
-
-/* ---- the PyTorch side: one Python process answering row by row ------------- */
-
-typedef struct Torch {
-    FILE *to, *from;
-    pid_t pid;
-    char version[64];
-} Torch;
-
-static bool torch_start(Torch *t, char *why, size_t cap)
-{
-    const char *py = getenv("EPDBG_PYTHON") ? getenv("EPDBG_PYTHON") : "/usr/bin/python3";
-    const char *script = getenv("EPDBG_BENCH_TORCH") ? getenv("EPDBG_BENCH_TORCH") : "bench/models_torch.py";
-    if (access(py, X_OK) != 0 || access(script, R_OK) != 0) {
-        snprintf(why, cap, "%s or %s not found", py, script);
-        return false;
-    }
-    int in[2], out[2];
-    if (pipe(in) != 0 || pipe(out) != 0) {
-        snprintf(why, cap, "no pipe");
-        return false;
-    }
-    t->pid = fork();
-    if (t->pid == 0) {
-        dup2(in[0], 0);
-        dup2(out[1], 1);
-        close(in[1]);
-        close(out[0]);
-        execl(py, py, script, (char *)NULL);
-        _exit(127);
-    }
-    close(in[0]);
-    close(out[1]);
-    t->to = fdopen(in[1], "w");
-    t->from = fdopen(out[0], "r");
-    char line[256];
-    if (!fgets(line, sizeof line, t->from) || strncmp(line, "torch ", 6) != 0) {
-        snprintf(why, cap, "%s cannot import torch or the oracle", py);
-        return false;
-    }
-    line[strcspn(line, "\n")] = 0;
-    snprintf(t->version, sizeof t->version, "%.60s", line + 6);
-    return true;
-}
-
-/* Ask the Python side one line; its answer as seconds (or -1). */
-static double torch_ask(Torch *t, const char *cmd)
-{
-    fprintf(t->to, "%s\n", cmd);
-    fflush(t->to);
-    char line[512];
-    if (!fgets(line, sizeof line, t->from))
-        return -1;
-    if (strncmp(line, "error", 5) == 0) {
-        fprintf(stderr, "models: PyTorch: %s", line);
-        return -1;
-    }
-    return atof(line);
-}
-
-static void torch_stop(Torch *t)
-{
-    fclose(t->to);
-    fclose(t->from);
-    waitpid(t->pid, NULL, 0);
+    /* warm-up: the lazy weights, the pool, the caches */
+    return bench_best_time(bench_call, b, err, ROUNDS, ROUND_SECONDS, 3, WARMUP_MAX, WARMUP_SECONDS);
 }
 
 /* ---- the table ------------------------------------------------------------------ */
-
-static bool wanted(const ModelDef *m, int argc, char **argv, int first)
-{
-    if (first >= argc)
-        return true;
-    for (int i = first; i < argc; i++)
-        if (strncmp(m->name, argv[i], strlen(argv[i])) == 0)
-            return true;
-    return false;
-}
-
-static void print_time(double s)
-{
-    if (s < 0)
-        printf(" %9s", "failed");
-    else if (s < 1e-3)
-        printf(" %7.1fus", s * 1e6);
-    else
-        printf(" %7.2fms", s * 1e3);
-}
 
 int main(int argc, char **argv)
 {
@@ -303,12 +197,11 @@ int main(int argc, char **argv)
     if (ops_init(&err))
         return 1;
     signal(SIGPIPE, SIG_IGN);
-    Torch torch;
+    BenchTorch torch;
     char why[256] = "";
-    bool have_torch = torch_start(&torch, why, sizeof why);
-    int cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-    int threads[2] = {1, cores > 1 ? cores : 1};
-    int nthreads = cores > 1 ? 2 : 1;
+    bool have_torch = bench_torch_start(&torch, "models", "bench/models_torch.py", "torch or the oracle", why, sizeof why);
+    int threads[2];
+    int nthreads = bench_thread_counts(threads);
     if (have_torch)
         printf("models: epdbg vs PyTorch %s replaying the oracle's calls, warm runs; ratio = epdbg / PyTorch "
                "(< 1: epdbg faster)\n",
@@ -326,7 +219,7 @@ int main(int argc, char **argv)
     printf("\n");
     for (int i = 0; i < NMODELS; i++) {
         const ModelDef *m = &MODELS[i];
-        if (!wanted(m, argc, argv, first))
+        if (!bench_wanted(m->name, argc, argv, first))
             continue;
         for (int j = 0; j < (m->max_batch ? nbatches : 1); j++) {
             int batch = m->max_batch ? batches[j] : 1;
@@ -349,27 +242,22 @@ int main(int argc, char **argv)
             bool torch_row = have_torch;
             if (torch_row) {
                 snprintf(cmd, sizeof cmd, "load %s|%s", b.path, spec);
-                torch_row = torch_ask(&torch, cmd) >= 0;
+                torch_row = bench_torch_ask(&torch, cmd) >= 0;
             }
             for (int k = 0; k < nthreads; k++) {
                 ep_set_threads(threads[k]);
                 ops_set_blas_threads(threads[k]);
                 double e = time_epdbg(&b, &err);
-                print_time(e);
+                bench_print_time(e);
                 if (e < 0)
                     fprintf(stderr, "models: %s: %s\n", m->name, err.msg);
                 if (have_torch) {
                     snprintf(cmd, sizeof cmd, "time %d", threads[k]);
-                    double p = torch_row ? torch_ask(&torch, cmd) : -1;
-                    print_time(p);
-                    if (e > 0 && p > 0)
-                        printf(" %6.2f", e / p);
-                    else
-                        printf(" %6s", "-");
+                    bench_print_vs(e, torch_row ? bench_torch_ask(&torch, cmd) : -1);
                 }
             }
             if (have_torch && oracle)
-                print_time(torch_row ? torch_ask(&torch, "oracle 1") : -1);
+                bench_print_time(torch_row ? bench_torch_ask(&torch, "oracle 1") : -1);
             printf("\n");
             fflush(stdout);
             bench_close(&b);
@@ -378,7 +266,7 @@ int main(int argc, char **argv)
     ep_set_threads(0);
     ops_set_blas_threads(1);
     if (have_torch)
-        torch_stop(&torch);
+        bench_torch_stop(&torch);
     ops_shutdown();
     return 0;
 }

@@ -23,7 +23,10 @@ most 20), as in bench/models.c.
 """
 import os
 import sys
-import time
+
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import torch_common  # noqa: E402
 
 try:
     import torch
@@ -45,25 +48,6 @@ def make(spec):
     if parts[1] == "i64":
         return torch.randint(0, int(parts[3]) if len(parts) > 3 else 100, shape, dtype=torch.int64)
     return torch.rand(shape, dtype=torch.float32) * 2 - 1
-
-
-def best_time(fn):
-    start = time.perf_counter()
-    for k in range(WARMUP_MAX):  # oneDNN and the thread pool settle over a few calls
-        fn()
-        if k >= 2 and time.perf_counter() - start >= WARMUP_SECONDS:
-            break
-    t0 = time.perf_counter()
-    fn()
-    one = time.perf_counter() - t0
-    calls = 1 if one >= ROUND_SECONDS else int(ROUND_SECONDS / max(one, 1e-7)) + 1
-    best = one
-    for _ in range(ROUNDS):
-        s = time.perf_counter()
-        for _ in range(calls):
-            fn()
-        best = min(best, (time.perf_counter() - s) / calls)
-    return best
 
 
 class Recorder(oracle.Interp):
@@ -166,7 +150,10 @@ def main():
                 print("0", flush=True)
             elif cmd in ("time", "oracle"):
                 torch.set_num_threads(int(rest))
-                print("%.9f" % best_time(replay if cmd == "time" else run_oracle), flush=True)
+                # oneDNN and the thread pool settle over a few warm-up calls
+                t = torch_common.best_time(replay if cmd == "time" else run_oracle, ROUNDS, ROUND_SECONDS,
+                                           3, WARMUP_MAX, WARMUP_SECONDS)
+                print("%.9f" % t, flush=True)
             else:
                 print("error unknown command " + cmd, flush=True)
         except BaseException as e:  # noqa: BLE001 - the row fails, the table goes on

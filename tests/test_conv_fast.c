@@ -17,6 +17,7 @@
 
 #include "interp/ops.h"
 #include "interp/parallel.h"
+#include "oprun.h"
 #include "testutil.h"
 
 /* Values with a seed: uniform in [-3, 3) in dtype dt, converted from
@@ -37,54 +38,34 @@ static Tensor *filled(DType dt, int ndim, const int64_t *sizes, uint64_t seed)
     return r;
 }
 
-/* target on vals (borrowed), fast or on the reference loops; output k. */
-static Tensor *call_op(const char *target, int n, const Value *vals, bool fast, int k)
-{
-    const OpDef *op = op_lookup(target);
-    ck_assert_msg(op != NULL, "%s", target);
-    EpError err = {0};
-    Value args[OP_MAX_ARGS], outs[OP_MAX_RETS];
-    const char *names[OP_MAX_ARGS] = {0};
-    ck_assert_msg(op_bind(op, n, names, vals, args, &err) == EP_OK, "%s", err.msg);
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        outs[i].kind = V_NONE;
-    KernelConfig cfg = {.use_blas = fast};
-    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
-    ck_assert_msg(op->fn(&call) == EP_OK, "%s: %s", target, err.msg);
-    Tensor *r = tensor_ref(outs[k].t);
-    for (int i = 0; i < op->schema->nrets; i++)
-        value_clear(&outs[i]);
-    for (int i = 0; i < op->schema->nargs; i++)
-        value_clear(&args[i]);
-    return r;
-}
-
-static bool same_bits(const Tensor *a, const Tensor *b)
-{
-    return a->dtype == b->dtype && tensor_nbytes(a) == tensor_nbytes(b) &&
-           memcmp(tensor_data(a), tensor_data(b), tensor_nbytes(a)) == 0;
-}
-
 /* The fast path's output k at 1, 2 and 3 threads: the same bits each time
 ** and, when want is given, want's bits; else close to the reference (a
 ** float32 GEMM of K = 147 products of values up to 3 against double sums
 ** is off by about 1e-5). */
 static void check_fast(const char *what, const char *target, int n, const Value *vals, int k, const Tensor *want)
 {
-    Tensor *ref = want ? NULL : call_op(target, n, vals, false, k);
-    for (int threads = 1; threads <= 3; threads++) {
-        ep_set_threads(threads);
-        Tensor *fast = call_op(target, n, vals, true, k);
+    static const int THREADS[] = {1, 2, 3};
+    Tensor *fast = oprun_threads(what, target, n, vals, k, THREADS, 3);
+    if (want) {
+        ck_assert_msg(tensors_same_bits(fast, want), "%s output %d: bits differ", what, k);
+    } else {
+        Tensor *ref = oprun(target, n, vals, false, k);
         char msg[512];
-        if (want)
-            ck_assert_msg(same_bits(fast, want), "%s output %d: bits differ at %d threads", what, k, threads);
-        else
-            ck_assert_msg(tensors_close(fast, ref, 1e-5, 1e-4, msg, sizeof msg), "%s output %d at %d threads: %s",
-                          what, k, threads, msg);
-        tensor_unref(fast);
+        ck_assert_msg(tensors_close(fast, ref, 1e-5, 1e-4, msg, sizeof msg), "%s output %d: %s", what, k, msg);
+        tensor_unref(ref);
     }
-    ep_set_threads(0);
-    tensor_unref(ref);
+    tensor_unref(fast);
+}
+
+/* aten.convolution on vals (x, w, b borrowed; the lists and scalars in
+** vals[3..8] cleared after): want's bits at 1, 2 and 3 threads, and close
+** to the reference. */
+static void check_conv(const char *what, Value *vals, const Tensor *want)
+{
+    check_fast(what, "aten.convolution.default", 9, vals, 0, want);
+    check_fast(what, "aten.convolution.default", 9, vals, 0, NULL);
+    for (int v = 3; v < 9; v++)
+        value_clear(&vals[v]);
 }
 
 /* ---- max pooling ------------------------------------------------------------------- */
@@ -146,11 +127,11 @@ START_TEST(test_max_pool_same_bits_as_reference)
                 char what[128];
                 snprintf(what, sizeof what, "max_pool2d case %zu dtype %d ceil %d", i, (int)dts[d], ceil);
                 for (int k = 0; k < 2; k++) {
-                    Tensor *ref = call_op("aten.max_pool2d_with_indices.default", 6, vals, false, k);
+                    Tensor *ref = oprun("aten.max_pool2d_with_indices.default", 6, vals, false, k);
                     check_fast(what, "aten.max_pool2d_with_indices.default", 6, vals, k, ref);
                     tensor_unref(ref);
                 }
-                Tensor *ref = call_op("aten.max_pool2d.default", 6, vals, false, 0);
+                Tensor *ref = oprun("aten.max_pool2d.default", 6, vals, false, 0);
                 check_fast(what, "aten.max_pool2d.default", 6, vals, 0, ref);
                 tensor_unref(ref);
                 for (int v = 1; v < 5; v++)
@@ -176,7 +157,7 @@ START_TEST(test_avg_pools_same_bits_as_reference)
                              over ? value_int(3) : value_none()};
             char what[128];
             snprintf(what, sizeof what, "avg_pool2d case %zu mode %d", i, mode);
-            Tensor *ref = call_op("aten.avg_pool2d.default", 7, vals, false, 0);
+            Tensor *ref = oprun("aten.avg_pool2d.default", 7, vals, false, 0);
             check_fast(what, "aten.avg_pool2d.default", 7, vals, 0, ref);
             tensor_unref(ref);
             for (int v = 1; v < 4; v++)
@@ -188,7 +169,7 @@ START_TEST(test_avg_pools_same_bits_as_reference)
             char what[128];
             snprintf(what, sizeof what, "adaptive_avg_pool2d case %zu to %lldx%lld", i, (long long)outs[o][0],
                      (long long)outs[o][1]);
-            Tensor *ref = call_op("aten._adaptive_avg_pool2d.default", 2, vals, false, 0);
+            Tensor *ref = oprun("aten._adaptive_avg_pool2d.default", 2, vals, false, 0);
             check_fast(what, "aten._adaptive_avg_pool2d.default", 2, vals, 0, ref);
             check_fast(what, "aten.adaptive_avg_pool2d.default", 2, vals, 0, ref);
             tensor_unref(ref);
@@ -268,11 +249,8 @@ START_TEST(test_depthwise_same_bits_as_float_order)
         char what[128];
         snprintf(what, sizeof what, "depthwise case %zu", i);
         Tensor *want = depthwise_expected(x, w, b, dc->stride, dc->pad);
-        check_fast(what, "aten.convolution.default", 9, vals, 0, want);
-        check_fast(what, "aten.convolution.default", 9, vals, 0, NULL);
+        check_conv(what, vals, want);
         tensor_unref(want);
-        for (int v = 3; v < 9; v++)
-            value_clear(&vals[v]);
         tensor_unref(x);
         tensor_unref(w);
         tensor_unref(b);
@@ -303,12 +281,9 @@ START_TEST(test_conv_strided_matches_reference)
         char what[128];
         snprintf(what, sizeof what, "conv2d case %zu", i);
         ep_set_threads(1);
-        Tensor *one = call_op("aten.convolution.default", 9, vals, true, 0);
-        check_fast(what, "aten.convolution.default", 9, vals, 0, one);
-        check_fast(what, "aten.convolution.default", 9, vals, 0, NULL);
+        Tensor *one = oprun("aten.convolution.default", 9, vals, true, 0);
+        check_conv(what, vals, one);
         tensor_unref(one);
-        for (int v = 3; v < 9; v++)
-            value_clear(&vals[v]);
         tensor_unref(x);
         tensor_unref(w);
         tensor_unref(b);

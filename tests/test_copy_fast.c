@@ -12,6 +12,7 @@
 #include "interp/ops.h"
 #include "interp/ops/elementwise.h"
 #include "interp/parallel.h"
+#include "oprun.h"
 #include "testutil.h"
 
 static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
@@ -22,29 +23,6 @@ static uint64_t next_u64(void)
     rng_state ^= rng_state >> 7;
     rng_state ^= rng_state << 17;
     return rng_state;
-}
-
-/* Run target on positional args: the first output (a new reference). */
-static Tensor *run_op(const char *target, int n, const Value *vals)
-{
-    const OpDef *op = op_lookup(target);
-    ck_assert_msg(op != NULL, "%s not in the registry", target);
-    EpError err = {0};
-    Value args[OP_MAX_ARGS];
-    ck_assert_msg(op_bind(op, n, NULL, vals, args, &err) == EP_OK, "%s: %s", target, err.msg);
-    Value outs[OP_MAX_RETS];
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        outs[i].kind = V_NONE;
-    KernelConfig cfg = {.use_blas = true};
-    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
-    ck_assert_msg(op->fn(&call) == EP_OK, "%s: %s", target, err.msg);
-    ck_assert(outs[0].kind == V_TENSOR);
-    Tensor *r = tensor_ref(outs[0].t);
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        value_clear(&outs[i]);
-    for (int i = 0; i < op->schema->nargs; i++)
-        value_clear(&args[i]);
-    return r;
 }
 
 /* A tensor of random bytes (any bit pattern: the copy moves bits). */
@@ -78,12 +56,12 @@ static void check_view(Tensor *view, const char *what)
     Value v = value_tensor(tensor_ref(view));
     ew_set_reference_path(true);
     ep_set_threads(1);
-    Tensor *ref = run_op("aten.contiguous.default", 1, &v);
+    Tensor *ref = oprun("aten.contiguous.default", 1, &v, true, 0);
     ew_set_reference_path(false);
     static const int THREADS[3] = {1, 2, 3};
     for (int k = 0; k < 3; k++) {
         ep_set_threads(THREADS[k]);
-        Tensor *r = run_op("aten.contiguous.default", 1, &v);
+        Tensor *r = oprun("aten.contiguous.default", 1, &v, true, 0);
         char w[300];
         snprintf(w, sizeof w, "%s, %d threads", what, THREADS[k]);
         assert_same(r, ref, w);
@@ -184,9 +162,9 @@ START_TEST(test_reshape_of_transpose)
     Tensor *t = permuted(base, perm);
     Value args[2] = {value_tensor(tensor_ref(t)), value_int_list(3, (int64_t[]){3, 64, 64})};
     ew_set_reference_path(true);
-    Tensor *ref = run_op("aten.reshape.default", 2, args);
+    Tensor *ref = oprun("aten.reshape.default", 2, args, true, 0);
     ew_set_reference_path(false);
-    Tensor *r = run_op("aten.reshape.default", 2, args);
+    Tensor *r = oprun("aten.reshape.default", 2, args, true, 0);
     assert_same(r, ref, "reshape");
     tensor_unref(r);
     tensor_unref(ref);

@@ -20,39 +20,16 @@
 #include "interp/ops.h"
 #include "interp/ops/elementwise.h"
 #include "interp/parallel.h"
+#include "oprun.h"
 #include "testutil.h"
 
 /* ---- calling ops ------------------------------------------------------------ */
 
-/* Run target on positional args; the first output (a new reference), or
-** NULL when the kernel failed (its message in *msg when msg). */
-static Tensor *run_op_cfg(const char *target, int n, const Value *vals, char *msg, size_t cap, bool fast)
-{
-    const OpDef *op = op_lookup(target);
-    ck_assert_msg(op != NULL, "%s not in the registry", target);
-    EpError err = {0};
-    Value args[OP_MAX_ARGS];
-    ck_assert_msg(op_bind(op, n, NULL, vals, args, &err) == EP_OK, "%s: %s", target, err.msg);
-    Value outs[OP_MAX_RETS];
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        outs[i].kind = V_NONE;
-    KernelConfig cfg = {.use_blas = fast};
-    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
-    EpStatus rc = op->fn(&call);
-    Tensor *r = rc == EP_OK && outs[0].kind == V_TENSOR ? tensor_ref(outs[0].t) : NULL;
-    if (rc != EP_OK && msg)
-        snprintf(msg, cap, "%.200s", err.msg);
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        value_clear(&outs[i]);
-    for (int i = 0; i < op->schema->nargs; i++)
-        value_clear(&args[i]);
-    return r;
-}
-
-/* run_op_cfg with the fast paths on (the default configuration) */
+/* target on positional args on the fast paths (the default configuration):
+** oprun_try's first output. */
 static Tensor *run_op(const char *target, int n, const Value *vals, char *msg, size_t cap)
 {
-    return run_op_cfg(target, n, vals, msg, cap, true);
+    return oprun_try(target, n, vals, true, 0, msg, cap);
 }
 
 /* ---- test data --------------------------------------------------------------- */
@@ -662,8 +639,8 @@ START_TEST(test_softmax_reduced_fast_vs_reference)
                     dtype_store_f64(DTS[k], (char *)tensor_data(x) + i * 2, val);
                 }
                 Value v[3] = {value_tensor(x), value_int(dim), value_bool(false)};
-                Tensor *fast = run_op_cfg(TARGETS[t], 3, v, NULL, 0, true);
-                Tensor *ref = run_op_cfg(TARGETS[t], 3, v, NULL, 0, false);
+                Tensor *fast = oprun_try(TARGETS[t], 3, v, true, 0, NULL, 0);
+                Tensor *ref = oprun_try(TARGETS[t], 3, v, false, 0, NULL, 0);
                 ck_assert(fast && ref && fast->dtype == DTS[k]);
                 int64_t n = tensor_numel(ref);
                 double eps = DTS[k] == DT_F16 ? 0x1p-10 : 0x1p-7;

@@ -14,6 +14,7 @@
 #include "interp/ops.h"
 #include "interp/ops/reduce_fast.h"
 #include "interp/parallel.h"
+#include "oprun.h"
 #include "testutil.h"
 
 /* Values with a seed: floats uniform in [-3, 3) (halves rounded from
@@ -43,59 +44,37 @@ static Tensor *filled(DType dt, int ndim, const int64_t *sizes, uint64_t seed, b
     return h;
 }
 
-/* target on vals (borrowed), fast or on the reference loops; output k. */
-static Tensor *call_op(const char *target, int n, const Value *vals, bool fast, int k)
-{
-    const OpDef *op = op_lookup(target);
-    ck_assert_msg(op != NULL, "%s", target);
-    EpError err = {0};
-    Value args[OP_MAX_ARGS], outs[OP_MAX_RETS];
-    const char *names[OP_MAX_ARGS] = {0};
-    ck_assert_msg(op_bind(op, n, names, vals, args, &err) == EP_OK, "%s", err.msg);
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        outs[i].kind = V_NONE;
-    KernelConfig cfg = {.use_blas = fast};
-    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
-    ck_assert_msg(op->fn(&call) == EP_OK, "%s: %s", target, err.msg);
-    Tensor *r = tensor_ref(outs[k].t);
-    for (int i = 0; i < op->schema->nrets; i++)
-        value_clear(&outs[i]);
-    for (int i = 0; i < op->schema->nargs; i++)
-        value_clear(&args[i]);
-    return r;
-}
-
-static bool same_bits(const Tensor *a, const Tensor *b)
-{
-    return a->dtype == b->dtype && tensor_nbytes(a) == tensor_nbytes(b) &&
-           memcmp(tensor_data(a), tensor_data(b), tensor_nbytes(a)) == 0;
-}
-
 /* Fast against reference (the same bits when rtol < 0, else within rtol of
 ** the result plus atol), and the fast bits the same for 1, 2 and 4 threads. */
 static void check_op(const char *what, const char *target, int n, const Value *vals, int k, double rtol,
                      double atol)
 {
-    Tensor *ref = call_op(target, n, vals, false, k);
-    Tensor *one = NULL;
-    for (int threads = 1; threads <= 4; threads *= 2) {
-        ep_set_threads(threads);
-        Tensor *fast = call_op(target, n, vals, true, k);
-        char msg[512];
-        if (rtol < 0)
-            ck_assert_msg(same_bits(fast, ref), "%s: bits differ from the reference", what);
-        else
-            ck_assert_msg(tensors_close(fast, ref, rtol, atol, msg, sizeof msg), "%s: %s", what, msg);
-        if (!one) {
-            one = fast;
-            continue;
-        }
-        ck_assert_msg(same_bits(fast, one), "%s: bits differ between 1 and %d threads", what, threads);
-        tensor_unref(fast);
-    }
-    ep_set_threads(0);
-    tensor_unref(one);
+    static const int THREADS[] = {1, 2, 4};
+    Tensor *ref = oprun(target, n, vals, false, k);
+    Tensor *fast = oprun_threads(what, target, n, vals, k, THREADS, 3);
+    char msg[512];
+    if (rtol < 0)
+        ck_assert_msg(tensors_same_bits(fast, ref), "%s: bits differ from the reference", what);
+    else
+        ck_assert_msg(tensors_close(fast, ref, rtol, atol, msg, sizeof msg), "%s: %s", what, msg);
+    tensor_unref(fast);
     tensor_unref(ref);
+}
+
+/* target's output k on the fast path (on vals) is, bit for bit and in
+** dtype to, the float32 path's (the same op on v32) converted to to. */
+static void check_float32_rounded(const char *what, const char *target, int n, const Value *vals, const Value *v32,
+                                  int k, DType to)
+{
+    EpError err = {0};
+    Tensor *h = oprun(target, n, vals, true, k);
+    Tensor *f = oprun(target, n, v32, true, k);
+    Tensor *fh = tensor_to_dtype(f, to, &err);
+    ck_assert_msg(fh != NULL && tensors_same_bits(h, fh), "%s: not the float32 path rounded to %s", what,
+                  dtype_c10_name(to));
+    tensor_unref(fh);
+    tensor_unref(f);
+    tensor_unref(h);
 }
 
 typedef struct Shape {
@@ -149,13 +128,7 @@ START_TEST(test_half_sums)
                 snprintf(what, sizeof what, "%s shape %zu dim %d", dtype_c10_name(dts[d]), s, dim);
                 check_op(what, "aten.sum.dim_IntList", 3, vals, 0, rtol, 1e-3);
                 check_op(what, "aten.mean.dim", 3, vals, 0, rtol, 1e-3);
-                Tensor *h = call_op("aten.sum.dim_IntList", 3, vals, true, 0);
-                Tensor *f = call_op("aten.sum.dim_IntList", 3, v32, true, 0);
-                Tensor *fh = tensor_to_dtype(f, dts[d], &err);
-                ck_assert_msg(same_bits(h, fh), "%s: not the float32 sum rounded", what);
-                tensor_unref(fh);
-                tensor_unref(f);
-                tensor_unref(h);
+                check_float32_rounded(what, "aten.sum.dim_IntList", 3, vals, v32, 0, dts[d]);
                 value_clear(&vals[1]);
                 value_clear(&v32[1]);
             }
@@ -262,14 +235,9 @@ START_TEST(test_layer_norm_bf16)
                 char what[128];
                 snprintf(what, sizeof what, "layer_norm bf16 shape %d params %d output %d", s, params, k);
                 check_op(what, "aten.native_layer_norm.default", 5, vals, k, 1.6e-2, 1.6e-2);
-                Tensor *h = call_op("aten.native_layer_norm.default", 5, vals, true, k);
-                Tensor *f = call_op("aten.native_layer_norm.default", 5, v32, true, k);
-                Tensor *fh = tensor_to_dtype(f, h->dtype, &err);
-                ck_assert_msg(same_bits(h, fh), "%s: not the float32 path rounded", what);
-                ck_assert(h->dtype == (k == 0 || params != 2 ? DT_BF16 : DT_F32));
-                tensor_unref(fh);
-                tensor_unref(f);
-                tensor_unref(h);
+                /* output k's dtype: bfloat16, but float32 for the mean and rstd with float32 parameters */
+                check_float32_rounded(what, "aten.native_layer_norm.default", 5, vals, v32, k,
+                                      k == 0 || params != 2 ? DT_BF16 : DT_F32);
                 value_clear(&vals[1]);
                 value_clear(&v32[1]);
             }

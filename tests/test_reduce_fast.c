@@ -12,6 +12,7 @@
 #include "interp/ops.h"
 #include "interp/ops/reduce_fast.h"
 #include "interp/parallel.h"
+#include "oprun.h"
 #include "testutil.h"
 
 /* Values with a seed: uniform in [-3, 3), a few of them extreme. */
@@ -31,28 +32,6 @@ static Tensor *filled(DType dt, int ndim, const int64_t *sizes, uint64_t seed)
     return t;
 }
 
-/* target on vals (borrowed), fast or on the reference loops; output k. */
-static Tensor *call_op(const char *target, int n, const Value *vals, bool fast, int k)
-{
-    const OpDef *op = op_lookup(target);
-    ck_assert_msg(op != NULL, "%s", target);
-    EpError err = {0};
-    Value args[OP_MAX_ARGS], outs[OP_MAX_RETS];
-    const char *names[OP_MAX_ARGS] = {0};
-    ck_assert_msg(op_bind(op, n, names, vals, args, &err) == EP_OK, "%s", err.msg);
-    for (int i = 0; i < OP_MAX_RETS; i++)
-        outs[i].kind = V_NONE;
-    KernelConfig cfg = {.use_blas = fast};
-    OpCall call = {op, args, op->schema->nargs, outs, op->schema->nrets, &err, &cfg};
-    ck_assert_msg(op->fn(&call) == EP_OK, "%s: %s", target, err.msg);
-    Tensor *r = tensor_ref(outs[k].t);
-    for (int i = 0; i < op->schema->nrets; i++)
-        value_clear(&outs[i]);
-    for (int i = 0; i < op->schema->nargs; i++)
-        value_clear(&args[i]);
-    return r;
-}
-
 /* float32 sums add in float lanes (PyTorch's accuracy class) where the
 ** reference adds in double: their difference is a few float roundings of
 ** the summed magnitudes, not of the result. */
@@ -62,25 +41,13 @@ static double sum_atol = 1e-6;
 ** same for 1, 2 and 4 threads. */
 static void check_op(const char *what, const char *target, int n, const Value *vals, int k)
 {
-    Tensor *ref = call_op(target, n, vals, false, k);
-    Tensor *one = NULL;
-    for (int threads = 1; threads <= 4; threads *= 2) {
-        ep_set_threads(threads);
-        Tensor *fast = call_op(target, n, vals, true, k);
-        char msg[512];
-        double rtol = ref->dtype == DT_F64 ? 1e-10 : 2e-6, atol = ref->dtype == DT_F64 ? 1e-12 : sum_atol;
-        ck_assert_msg(tensors_close(fast, ref, rtol, atol, msg, sizeof msg), "%s: %s", what, msg);
-        if (!one) {
-            one = fast;
-            continue;
-        }
-        ck_assert_msg(tensor_nbytes(fast) == tensor_nbytes(one) &&
-                          memcmp(tensor_data(fast), tensor_data(one), tensor_nbytes(one)) == 0,
-                      "%s: bits differ between 1 and %d threads", what, threads);
-        tensor_unref(fast);
-    }
-    ep_set_threads(0);
-    tensor_unref(one);
+    static const int THREADS[] = {1, 2, 4};
+    Tensor *ref = oprun(target, n, vals, false, k);
+    Tensor *fast = oprun_threads(what, target, n, vals, k, THREADS, 3);
+    char msg[512];
+    double rtol = ref->dtype == DT_F64 ? 1e-10 : 2e-6, atol = ref->dtype == DT_F64 ? 1e-12 : sum_atol;
+    ck_assert_msg(tensors_close(fast, ref, rtol, atol, msg, sizeof msg), "%s: %s", what, msg);
+    tensor_unref(fast);
     tensor_unref(ref);
 }
 
@@ -179,7 +146,7 @@ START_TEST(test_chunked_row_same_bits)
     Tensor *c = tensor_as_contiguous_dtype(row, DT_F32, &err);
     int64_t dl[1] = {-1};
     Value v1[1] = {value_tensor(c)}, v4[3] = {value_tensor(four), value_int_list(1, dl), value_bool(false)};
-    Tensor *a = call_op("aten.sum.default", 1, v1, true, 0), *b = call_op("aten.sum.dim_IntList", 3, v4, true, 0);
+    Tensor *a = oprun("aten.sum.default", 1, v1, true, 0), *b = oprun("aten.sum.dim_IntList", 3, v4, true, 0);
     ck_assert(memcmp(tensor_data(a), tensor_data(b), sizeof(float)) == 0);
     value_clear(&v4[1]);
     tensor_unref(a);
@@ -327,13 +294,11 @@ START_TEST(test_extremes_same_bits_as_reference)
                     int64_t dims[1] = {d};
                     Value vals[3] = {value_tensor(x), d < -sh->ndim ? value_int_list(0, dims) : value_int_list(1, dims),
                                      value_bool(false)};
-                    Tensor *ref = call_op(ops[o], 3, vals, false, 0);
+                    Tensor *ref = oprun(ops[o], 3, vals, false, 0);
                     for (int threads = 1; threads <= 2; threads++) {
                         ep_set_threads(threads);
-                        Tensor *fast = call_op(ops[o], 3, vals, true, 0);
-                        ck_assert_msg(tensor_nbytes(fast) == tensor_nbytes(ref) &&
-                                          memcmp(tensor_data(fast), tensor_data(ref), tensor_nbytes(ref)) == 0,
-                                      "%s shape %zu variant %d dim %d threads %d: bits differ", ops[o], s, variant,
+                        Tensor *fast = oprun(ops[o], 3, vals, true, 0);
+                        ck_assert_msg(tensors_same_bits(fast, ref), "%s shape %zu variant %d dim %d threads %d: bits differ", ops[o], s, variant,
                                       d, threads);
                         tensor_unref(fast);
                     }

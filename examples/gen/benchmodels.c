@@ -466,25 +466,30 @@ static void gpt_node(ProgBuilder *pb, const char *target, const char *out_text, 
     pb_node(pb, target, out, args, out);
 }
 
-static void gpt_linear(ProgBuilder *pb, const char *name_text, const char *in_text, const char *out_text)
-{
-    ValName name, in, out;
-    snprintf(name, sizeof name, "%s", name_text);
-    snprintf(in, sizeof in, "%s", in_text);
-    snprintf(out, sizeof out, "%s", out_text);
-    gpt_node(pb, "aten.linear.default", out,
-             F("input=%%%s weight=%%%s bias=%%%s", in, pb_ph(pb, F("%s.weight", name)), pb_ph(pb, F("%s.bias", name))));
-}
-
-static void gpt_layer_norm(ProgBuilder *pb, const char *fqn_text, const char *in_text, const char *out_text)
+/* target on in with the weight and bias of module fqn, the arguments
+** extra (not a pb_fmt string; "" or ending in a space) between them: out. */
+static void gpt_affine(ProgBuilder *pb, const char *target, const char *fqn_text, const char *in_text,
+                       const char *out_text, const char *extra)
 {
     ValName fqn, in, out;
     snprintf(fqn, sizeof fqn, "%s", fqn_text);
     snprintf(in, sizeof in, "%s", in_text);
     snprintf(out, sizeof out, "%s", out_text);
-    gpt_node(pb, "aten.layer_norm.default", out,
-             F("input=%%%s normalized_shape=[%d] weight=%%%s bias=%%%s", in, BENCH_GPT_DIM,
-               pb_ph(pb, F("%s.weight", fqn)), pb_ph(pb, F("%s.bias", fqn))));
+    gpt_node(pb, target, out,
+             F("input=%%%s %sweight=%%%s bias=%%%s", in, extra, pb_ph(pb, F("%s.weight", fqn)),
+               pb_ph(pb, F("%s.bias", fqn))));
+}
+
+static void gpt_linear(ProgBuilder *pb, const char *name, const char *in, const char *out)
+{
+    gpt_affine(pb, "aten.linear.default", name, in, out, "");
+}
+
+static void gpt_layer_norm(ProgBuilder *pb, const char *fqn, const char *in, const char *out)
+{
+    char extra[48];
+    snprintf(extra, sizeof extra, "normalized_shape=[%d] ", BENCH_GPT_DIM);
+    gpt_affine(pb, "aten.layer_norm.default", fqn, in, out, extra);
 }
 
 /* Causal self-attention of layer l on ln1 ([T, D]): qkv projection, per
