@@ -274,6 +274,59 @@ static bool read_name_ref(Rd *r, char **out)
            eat(r, '}');
 }
 
+/* The items of a list being read: in the Items' own room for the first few
+** (most lists hold one to three), then on the heap; items_take gives them
+** in a block of their exact size.  A node's lists were grown 4 items at a
+** time and kept so: half of what its Args took was room never used, and
+** pages touched for nothing. */
+enum { FEW_ITEMS = 8 };
+
+typedef struct Items {
+    char *p;   /* few, or a heap block */
+    int n, cap;
+    size_t size;
+    union { NamedArg na[FEW_ITEMS]; Arg a[FEW_ITEMS]; } few;
+} Items;
+
+static void items_init(Items *l, size_t size)
+{
+    l->p = (char *)&l->few;
+    l->n = 0;
+    l->cap = FEW_ITEMS;
+    l->size = size;
+}
+
+/* Room for one more item, zeroed. */
+static void *items_add(Items *l)
+{
+    if (l->n == l->cap) {
+        size_t bytes = (size_t)l->cap * l->size;
+        if (l->p == (char *)&l->few) {
+            l->p = ep_xmalloc(2 * bytes);
+            memcpy(l->p, &l->few, bytes);
+        } else {
+            l->p = ep_xrealloc(l->p, 2 * bytes);
+        }
+        l->cap *= 2;
+    }
+    void *it = l->p + (size_t)l->n++ * l->size;
+    memset(it, 0, l->size);
+    return it;
+}
+
+/* The items (every one begun, so that a failed one's part is freed with
+** them) in a block of their own; an empty list is one zeroed item. */
+static void *items_take(Items *l)
+{
+    if (l->n == 0)
+        return ep_xcalloc(1, l->size);
+    if (l->p != (char *)&l->few)
+        return l->n == l->cap ? l->p : ep_xrealloc(l->p, (size_t)l->n * l->size);
+    void *b = ep_xmalloc((size_t)l->n * l->size);
+    memcpy(b, l->p, (size_t)l->n * l->size);
+    return b;
+}
+
 /* A list item of one of the literal or tensor list variants. */
 typedef bool (*ItemReader)(Rd *r, Arg *item);
 
@@ -321,22 +374,18 @@ static bool read_list(Rd *r, Arg *a, ItemReader fn)
 {
     if (!eat(r, '['))
         return false;
-    int cap = 0;
-    if (eat(r, ']')) {
-        a->items = ep_xcalloc(1, sizeof *a->items);
-        return true;
+    Items l;
+    items_init(&l, sizeof(Arg));
+    bool ok = eat(r, ']');
+    if (!ok) {
+        do
+            ok = fn(r, items_add(&l));
+        while (ok && eat(r, ','));
+        ok = ok && eat(r, ']');
     }
-    do {
-        if (a->n == cap) {
-            cap = cap ? 2 * cap : 4;
-            a->items = ep_xrealloc(a->items, (size_t)cap * sizeof *a->items);
-        }
-        Arg *it = &a->items[a->n++];
-        memset(it, 0, sizeof *it);
-        if (!fn(r, it))
-            return false;
-    } while (eat(r, ','));
-    return eat(r, ']');
+    a->n = l.n;
+    a->items = items_take(&l);
+    return ok;
 }
 
 /* DeviceArgument {"type": "cpu", "index": null | int}, or "cpu". */
@@ -443,22 +492,18 @@ static bool read_arg_list(Rd *r, Arg **items, int *n)
 {
     if (!eat(r, '['))
         return false;
-    int cap = 0;
-    if (!eat(r, ']')) {
-        do {
-            if (*n == cap) {
-                cap = cap ? 2 * cap : 4;
-                *items = ep_xrealloc(*items, (size_t)cap * sizeof **items);
-            }
-            if (!read_arg(r, &(*items)[(*n)++]))
-                return false;
-        } while (eat(r, ','));
-        if (!eat(r, ']'))
-            return false;
+    Items l;
+    items_init(&l, sizeof(Arg));
+    bool ok = eat(r, ']');
+    if (!ok) {
+        do
+            ok = read_arg(r, items_add(&l));
+        while (ok && eat(r, ','));
+        ok = ok && eat(r, ']');
     }
-    if (!*items)
-        *items = ep_xcalloc(1, sizeof **items);
-    return true;
+    *n = l.n;
+    *items = items_take(&l);
+    return ok;
 }
 
 /* NamedArgument {"name", "arg", "kind"}, each at most once; arg required. */
@@ -503,24 +548,18 @@ static bool read_inputs(Rd *r, Node *n)
 {
     if (!eat(r, '['))
         return false;
-    int cap = 0;
-    if (!eat(r, ']')) {
-        do {
-            if (n->ninputs == cap) {
-                cap = cap ? 2 * cap : 4;
-                n->inputs = ep_xrealloc(n->inputs, (size_t)cap * sizeof *n->inputs);
-            }
-            NamedArg *na = &n->inputs[n->ninputs++];
-            memset(na, 0, sizeof *na);
-            if (!read_named_arg(r, na))
-                return false;
-        } while (eat(r, ','));
-        if (!eat(r, ']'))
-            return false;
+    Items l;
+    items_init(&l, sizeof(NamedArg));
+    bool ok = eat(r, ']');
+    if (!ok) {
+        do
+            ok = read_named_arg(r, items_add(&l));
+        while (ok && eat(r, ','));
+        ok = ok && eat(r, ']');
     }
-    if (!n->inputs)
-        n->inputs = ep_xcalloc(1, sizeof *n->inputs);
-    return true;
+    n->ninputs = l.n;
+    n->inputs = items_take(&l);
+    return ok;
 }
 
 /* Node.metadata: an object of strings (null values skipped). */
