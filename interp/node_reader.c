@@ -639,13 +639,10 @@ static bool read_node(Rd *r, Node *n, char **name)
         if (!ok)
             return false;
     } while (eat(r, ','));
-    if (!eat(r, '}'))
-        return false;
-    skip_ws(r);
-    return r->p == r->end && (seen & F_TARGET) && (seen & F_INPUTS);
+    return eat(r, '}') && (seen & F_TARGET) && (seen & F_INPUTS);
 }
 
-bool node_read_fast(const char *text, size_t len, Node *n, int index)
+size_t node_read_prefix(const char *text, size_t len, Node *n, int index)
 {
     Rd r = {text, text + len};
     char *name = NULL;
@@ -654,7 +651,7 @@ bool node_read_fast(const char *text, size_t len, Node *n, int index)
         free(name);
         node_free(n);
         memset(n, 0, sizeof *n);
-        return false;
+        return 0;
     }
     if (!n->outputs)
         n->outputs = ep_xcalloc(1, sizeof *n->outputs);
@@ -667,5 +664,19 @@ bool node_read_fast(const char *text, size_t len, Node *n, int index)
     if (!n->name)
         n->name = ep_xasprintf("node_%d", index);
     n->op = op_lookup(n->target);
-    return true;
+    return (size_t)(r.p - text);
+}
+
+bool node_read_fast(const char *text, size_t len, Node *n, int index)
+{
+    size_t used = node_read_prefix(text, len, n, index);
+    Rd r = {text + used, text + len};
+    skip_ws(&r);
+    if (used && r.p == r.end)
+        return true;
+    if (used) {
+        node_free(n);
+        memset(n, 0, sizeof *n);
+    }
+    return false;
 }

@@ -26,6 +26,11 @@ char *node_first_output_name(const Node *n);
 ** else, which the cJSON reader then parses.  index names a node with
 ** neither name nor outputs ("node_3"). */
 bool node_read_fast(const char *text, size_t len, Node *n, int index);
+/* node_read_fast of the node that begins text[0, len), with anything after
+** it: how many bytes it took (it ends at its closing brace), 0 when it
+** does not read it.  The nodes list is read with it, so that the text is
+** not scanned once more to find where each node ends. */
+size_t node_read_prefix(const char *text, size_t len, Node *n, int index);
 /* Whether program_load_json uses node_read_fast (default true): the tests
 ** load every archive both ways and compare. */
 void program_load_set_fast(bool on);

@@ -786,30 +786,36 @@ long program_load_fast_nodes(void)
 ** errors are told exactly as then. */
 static EpStatus parse_nodes_in_pieces(Loader *L, const JPath *np, const JsonHole *h, Graph *g)
 {
-    size_t pos = 0;
-    JsonPiece key, value;
+    size_t pos = 0, at;
+    JsonPiece key;
     int got, cap = 0;
-    while ((got = json_hole_next(L->text, h, &pos, &key, &value)) == 1) {
+    while ((got = json_hole_item(L->text, h, &pos, &key, &at)) == 1) {
         if (g->nnodes == cap) {
             cap = cap ? 2 * cap : 256;
             g->nodes = ep_xrealloc(g->nodes, (size_t)cap * sizeof *g->nodes);
         }
         Node *n = &g->nodes[g->nnodes];
-        if (load_fast && node_read_fast(value.text, value.len, n, g->nnodes)) {
+        size_t end = load_fast ? node_read_prefix(L->text + at, h->end - 1 - at, n, g->nnodes) : 0;
+        if (end) { /* where it ends is known: no other pass over its text */
+            end += at;
             g->nnodes++;
             nodes_read_fast++;
-            continue;
+        } else {
+            if (!(end = json_hole_value_end(L->text, h, at)))
+                return EP_ERR_FORMAT;
+            json_arena_reset(L->pieces);
+            const cJSON *e = json_parse_piece(L->pieces, (JsonPiece){L->text + at, end - at});
+            if (!e)
+                return EP_ERR_FORMAT;
+            memset(n, 0, sizeof *n);
+            IDX(xp, np, g->nnodes);
+            g->nnodes++;
+            EpStatus rc = parse_node(L, &xp, e, n, g->nnodes - 1);
+            if (rc)
+                return rc;
         }
-        json_arena_reset(L->pieces);
-        const cJSON *e = json_parse_piece(L->pieces, value);
-        if (!e)
+        if (json_hole_after(L->text, h, end, &pos) < 0)
             return EP_ERR_FORMAT;
-        memset(n, 0, sizeof *n);
-        IDX(xp, np, g->nnodes);
-        g->nnodes++;
-        EpStatus rc = parse_node(L, &xp, e, n, g->nnodes - 1);
-        if (rc)
-            return rc;
     }
     if (!g->nodes)
         g->nodes = ep_xcalloc(1, sizeof *g->nodes);
