@@ -21,9 +21,11 @@
 #include "ops.h"
 #include "program_int.h"
 
-/* A cursor over the node's text. */
+/* A cursor over the node's text, and where the node's names go (NULL: a
+** malloc each). */
 typedef struct Rd {
     const char *p, *end;
+    NameArena *names;
 } Rd;
 
 static void skip_ws(Rd *r)
@@ -163,7 +165,8 @@ static bool unescape(const char *s, size_t n, char *out)
     return true;
 }
 
-static bool read_str_dup(Rd *r, char **out)
+/* A string, decoded, in names (NULL: its own malloc). */
+static bool decode_str(Rd *r, NameArena *names, char **out)
 {
     const char *s;
     size_t n;
@@ -171,21 +174,35 @@ static bool read_str_dup(Rd *r, char **out)
     if (!read_str_raw(r, &s, &n, &esc))
         return false;
     if (!esc) {
-        *out = ep_xstrndup(s, n);
+        *out = names ? name_arena_dup(names, s, n) : ep_xstrndup(s, n);
         return true;
     }
-    char *d = ep_xmalloc(n + 1);
+    char *d = names ? name_arena_alloc(names, n + 1) : ep_xmalloc(n + 1);
     if (!unescape(s, n, d)) {
-        free(d);
+        if (!names) /* (arena room: the whole node's is taken back) */
+            free(d);
         return false;
     }
     *out = d;
     return true;
 }
 
-static bool is_key(const char *s, size_t n, const char *key)
+/* A string the node keeps in a Value (freed by value_clear): a malloc. */
+static bool read_str_dup(Rd *r, char **out)
 {
-    return strncmp(s, key, n) == 0 && key[n] == '\0';
+    return decode_str(r, NULL, out);
+}
+
+/* A name, target, reference or metadata string: in the arena if any. */
+static bool read_name(Rd *r, char **out)
+{
+    return decode_str(r, r->names, out);
+}
+
+/* (key is a literal: inlined, its strlen is a constant) */
+static inline bool is_key(const char *s, size_t n, const char *key)
+{
+    return n == strlen(key) && memcmp(s, key, n) == 0;
 }
 
 static bool is_digit(const Rd *r, const char *q)
@@ -267,10 +284,10 @@ static bool read_name_ref(Rd *r, char **out)
 {
     skip_ws(r);
     if (r->p < r->end && *r->p == '"')
-        return read_str_dup(r, out);
+        return read_name(r, out);
     const char *k;
     size_t kn;
-    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "name") && eat(r, ':') && read_str_dup(r, out) &&
+    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "name") && eat(r, ':') && read_name(r, out) &&
            eat(r, '}');
 }
 
@@ -519,7 +536,7 @@ static bool read_named_arg(Rd *r, NamedArg *na)
             return false;
         if (is_key(k, kn, "name") && !seen_name) {
             seen_name = true;
-            if (!eat_word(r, "null") && !read_str_dup(r, &na->name))
+            if (!eat_word(r, "null") && !read_name(r, &na->name))
                 return false;
         } else if (is_key(k, kn, "arg") && !seen_arg) {
             seen_arg = true;
@@ -540,7 +557,7 @@ static bool read_named_arg(Rd *r, NamedArg *na)
     if (!eat(r, '}') || !seen_arg)
         return false;
     if (!na->name)
-        na->name = ep_xstrdup("");
+        na->name = r->names ? name_arena_dup(r->names, "", 0) : ep_xstrdup("");
     return true;
 }
 
@@ -579,7 +596,13 @@ static bool read_meta(Rd *r, NodeMeta *m)
             return false;
         if (eat_word(r, "null"))
             continue;
-        if (!read_str_dup(r, &s))
+        char **slot = r->names ? node_meta_slot(m, k, kn) : NULL;
+        if (slot) { /* a known key: its string in the arena */
+            if (*slot || !read_name(r, slot))
+                return false; /* (written twice: left to the cJSON reader) */
+            continue;
+        }
+        if (!read_str_dup(r, &s)) /* the extras are a malloc each */
             return false;
         node_meta_set(m, k, kn, s);
     } while (eat(r, ','));
@@ -618,7 +641,7 @@ static bool read_node(Rd *r, Node *n, char **name)
         bool ok = false;
         switch (f) {
         case F_TARGET:
-            ok = read_str_dup(r, &n->target);
+            ok = read_name(r, &n->target);
             break;
         case F_INPUTS:
             ok = read_inputs(r, n);
@@ -633,7 +656,7 @@ static bool read_node(Rd *r, Node *n, char **name)
             ok = eat_word(r, "null") || read_bool(r, &n->is_hop_single_tensor_return);
             break;
         case F_NAME:
-            ok = eat_word(r, "null") || read_str_dup(r, name);
+            ok = eat_word(r, "null") || read_name(r, name);
             break;
         }
         if (!ok)
@@ -642,13 +665,18 @@ static bool read_node(Rd *r, Node *n, char **name)
     return eat(r, '}') && (seen & F_TARGET) && (seen & F_INPUTS);
 }
 
-size_t node_read_prefix(const char *text, size_t len, Node *n, int index)
+size_t node_read_prefix(const char *text, size_t len, Node *n, int index, NameArena *names)
 {
-    Rd r = {text, text + len};
+    Rd r = {text, text + len, names};
     char *name = NULL;
+    NameMark mark = names ? name_arena_mark(names) : (NameMark){0};
     memset(n, 0, sizeof *n);
+    n->strings_in_arena = names != NULL;
     if (!read_node(&r, n, &name)) {
-        free(name);
+        if (names)
+            name_arena_rewind(names, mark);
+        else
+            free(name);
         node_free(n);
         memset(n, 0, sizeof *n);
         return 0;
@@ -657,20 +685,27 @@ size_t node_read_prefix(const char *text, size_t len, Node *n, int index)
         n->outputs = ep_xcalloc(1, sizeof *n->outputs);
     if (name && name[0]) {
         n->name = name;
+    } else if (names) { /* its first output's name (in the arena too), or node_<index> */
+        n->name = (char *)node_first_output_ref(n);
+        if (!n->name) {
+            char buf[32];
+            int k = snprintf(buf, sizeof buf, "node_%d", index);
+            n->name = name_arena_dup(names, buf, (size_t)k);
+        }
     } else {
         free(name);
         n->name = node_first_output_name(n);
+        if (!n->name)
+            n->name = ep_xasprintf("node_%d", index);
     }
-    if (!n->name)
-        n->name = ep_xasprintf("node_%d", index);
     n->op = op_lookup(n->target);
     return (size_t)(r.p - text);
 }
 
 bool node_read_fast(const char *text, size_t len, Node *n, int index)
 {
-    size_t used = node_read_prefix(text, len, n, index);
-    Rd r = {text + used, text + len};
+    size_t used = node_read_prefix(text, len, n, index, NULL);
+    Rd r = {text + used, text + len, NULL};
     skip_ws(&r);
     if (used && r.p == r.end)
         return true;

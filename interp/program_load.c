@@ -795,7 +795,9 @@ static EpStatus parse_nodes_in_pieces(Loader *L, const JPath *np, const JsonHole
             g->nodes = ep_xrealloc(g->nodes, (size_t)cap * sizeof *g->nodes);
         }
         Node *n = &g->nodes[g->nnodes];
-        size_t end = load_fast ? node_read_prefix(L->text + at, h->end - 1 - at, n, g->nnodes) : 0;
+        if (load_fast && !g->names)
+            g->names = name_arena_new();
+        size_t end = load_fast ? node_read_prefix(L->text + at, h->end - 1 - at, n, g->nnodes, g->names) : 0;
         if (end) { /* where it ends is known: no other pass over its text */
             end += at;
             g->nnodes++;
