@@ -199,10 +199,11 @@ static bool read_name(Rd *r, char **out)
     return decode_str(r, r->names, out);
 }
 
-/* (key is a literal: inlined, its strlen is a constant) */
+/* (the first byte first: a key is tried against a table of names, and
+** most differ there, before any strlen) */
 static inline bool is_key(const char *s, size_t n, const char *key)
 {
-    return n == strlen(key) && memcmp(s, key, n) == 0;
+    return n && s[0] == key[0] && n == strlen(key) && memcmp(s, key, n) == 0;
 }
 
 static bool is_digit(const Rd *r, const char *q)
