@@ -64,24 +64,23 @@ static bool read_str_raw(Rd *r, const char **s, size_t *n, bool *esc)
     skip_ws(r);
     if (r->p >= r->end || *r->p != '"')
         return false;
-    const char *b = ++r->p;
+    /* the cursor in locals: a byte read through a char pointer may alias
+    ** r->p, which would be stored and loaded again at every byte */
+    const char *b = r->p + 1, *p = b, *end = r->end;
     *esc = false;
-    while (r->p < r->end && *r->p != '"') {
-        unsigned char c = (unsigned char)*r->p;
-        if (c < 0x20)
+    for (;;) {
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+            p++;
+        if (p >= end || (unsigned char)*p < 0x20)
             return false;
-        if (c == '\\') {
-            *esc = true;
-            if (++r->p == r->end)
-                return false;
-        }
-        r->p++;
+        if (*p == '"')
+            break;
+        *esc = true; /* a backslash: the byte after it is taken as it is */
+        p += 2;
     }
-    if (r->p >= r->end)
-        return false;
     *s = b;
-    *n = (size_t)(r->p - b);
-    r->p++;
+    *n = (size_t)(p - b);
+    r->p = p + 1;
     return true;
 }
 
