@@ -546,8 +546,16 @@ static void compute_frees(GraphPlan *gp)
     }
     for (int i = 0; i < gp->nnodes; i++) {
         const Node *n = &g->nodes[i];
-        for (int k = 0; k < n->ninputs; k++)
-            note_arg_uses(gp, &n->inputs[k].arg, last_use, i);
+        const NodePlan *np = &gp->nodes[i];
+        if (np->op && !np->hop && !np->problem) {
+            /* bound without a problem: its fixups hold the slot of every
+            ** value its inputs name (prepare_args), found once already */
+            for (int f = 0; f < np->nfix; f++)
+                note_use(last_use, np->fix[f].slot, i);
+        } else {
+            for (int k = 0; k < n->ninputs; k++)
+                note_arg_uses(gp, &n->inputs[k].arg, last_use, i);
+        }
         for (int k = 0; k < n->noutputs; k++) {
             const Arg *a = &n->outputs[k];
             if (a->ref) {
