@@ -1,5 +1,6 @@
 /*
-** node_reader.c -- a graph node read straight from its JSON text, for the
+** node_reader.c -- a graph node (and a tensor_values entry) read straight
+** from its JSON text, for the
 ** shapes nearly every node PyTorch writes has (schema 5 and later: single-key
 ** unions, tensors as {"name": ...}).  It builds the Node with one malloc per
 ** string it keeps and no cJSON items, which were most of what opening a big
@@ -714,4 +715,141 @@ bool node_read_fast(const char *text, size_t len, Node *n, int index)
         memset(n, 0, sizeof *n);
     }
     return false;
+}
+
+/* ---- tensor_values entries ------------------------------------------------------ */
+
+/* One SymInt of a TensorMeta: {"as_int": n} or a plain int; false for
+** anything else (an expression: left to the cJSON reader). */
+static bool read_symint(Rd *r, SymDim *d)
+{
+    memset(d, 0, sizeof *d);
+    skip_ws(r);
+    if (r->p < r->end && *r->p != '{')
+        return read_int(r, &d->value);
+    const char *k;
+    size_t kn;
+    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "as_int") && eat(r, ':') && read_int(r, &d->value) &&
+           eat(r, '}');
+}
+
+/* A list of them, at most EP_MAX_DIMS (a longer one is the cJSON
+** reader's to refuse), into d (*n). */
+static bool read_symint_list(Rd *r, SymDim *d, int *n)
+{
+    *n = 0;
+    if (!eat(r, '['))
+        return false;
+    if (eat(r, ']'))
+        return true;
+    do {
+        if (*n == EP_MAX_DIMS || !read_symint(r, &d[(*n)++]))
+            return false;
+    } while (eat(r, ','));
+    return eat(r, ']');
+}
+
+enum {
+    T_DTYPE = 1,
+    T_SIZES = 2,
+    T_STRIDES = 4,
+    T_GRAD = 8,
+    T_DEVICE = 16,
+    T_OFFSET = 32,
+    T_LAYOUT = 64,
+};
+
+/* What a TensorMeta's text gives, before the TensorMeta is made (its size
+** depends on the rank). */
+typedef struct MetaRead {
+    TensorMeta m;
+    SymDim sizes[EP_MAX_DIMS], strides[EP_MAX_DIMS];
+    int nstrides;
+    bool has_strides;
+    unsigned seen;
+} MetaRead;
+
+/* The fields of one TensorMeta as schema 5 and later write it, each at
+** most once (null where parse_tensor_meta reads null as absent); false on
+** anything else. */
+static bool read_tensor_meta(Rd *r, MetaRead *t)
+{
+    static const char *const keys[] = {"dtype", "sizes", "strides", "requires_grad", "device", "storage_offset",
+                                       "layout"};
+    if (!eat(r, '{') || eat(r, '}'))
+        return false; /* {}: dtype and sizes are missing */
+    do {
+        const char *k;
+        size_t kn;
+        if (!read_str(r, &k, &kn) || !eat(r, ':'))
+            return false;
+        unsigned f = 0;
+        for (size_t i = 0; i < EP_ARRAY_LEN(keys) && !f; i++)
+            if (is_key(k, kn, keys[i]))
+                f = 1u << i;
+        if (!f || (t->seen & f))
+            return false;
+        t->seen |= f;
+        bool ok = false;
+        int64_t code = 0;
+        SymDim offset;
+        switch (f) {
+        case T_DTYPE: /* required: null is the cJSON reader's error */
+            ok = read_int(r, &code) && enum_known(ARG_SCALAR_TYPE, code);
+            t->m.scalar_type = (int)code;
+            break;
+        case T_SIZES:
+            ok = read_symint_list(r, t->sizes, &t->m.ndim);
+            break;
+        case T_STRIDES:
+            ok = eat_word(r, "null") || (t->has_strides = read_symint_list(r, t->strides, &t->nstrides));
+            break;
+        case T_GRAD: /* only true counts (cJSON_IsTrue) */
+            ok = eat_word(r, "null") || read_bool(r, &t->m.requires_grad);
+            break;
+        case T_DEVICE:
+            ok = eat_word(r, "null") || read_device(r, &t->m.device);
+            break;
+        case T_OFFSET: /* not kept */
+            ok = eat_word(r, "null") || read_symint(r, &offset);
+            break;
+        case T_LAYOUT:
+            if (eat_word(r, "null"))
+                ok = true;
+            else if ((ok = read_int(r, &code) && enum_known(ARG_LAYOUT, code)))
+                t->m.layout = (int)code;
+            break;
+        }
+        if (!ok)
+            return false;
+    } while (eat(r, ','));
+    return eat(r, '}');
+}
+
+size_t tensor_meta_read_prefix(const char *text, size_t len, TensorMeta **out)
+{
+    Rd r = {text, text + len, NULL};
+    MetaRead t;
+    memset(&t, 0, sizeof t);
+    t.m.layout = 7; /* strided, when not written */
+    bool ok = read_tensor_meta(&r, &t) && (t.seen & T_DTYPE) && (t.seen & T_SIZES) &&
+              (!t.has_strides || t.nstrides == t.m.ndim);
+    int64_t numel = 1; /* a negative size, or too many elements: the cJSON reader's errors */
+    for (int i = 0; ok && i < t.m.ndim; i++)
+        ok = t.sizes[i].value >= 0 && !__builtin_mul_overflow(numel, t.sizes[i].value, &numel);
+    if (!ok) {
+        free(t.m.device);
+        return 0;
+    }
+    int n = t.m.ndim;
+    TensorMeta *m = ep_xcalloc(1, sizeof *m + 2 * (size_t)n * sizeof(SymDim));
+    *m = t.m;
+    m->dtype = dtype_from_scalar_type(m->scalar_type);
+    m->sizes = (SymDim *)(m + 1);
+    m->strides = m->sizes + n;
+    memcpy(m->sizes, t.sizes, (size_t)n * sizeof(SymDim));
+    if (t.has_strides)
+        memcpy(m->strides, t.strides, (size_t)n * sizeof(SymDim));
+    *out = m;
+    return (size_t)(r.p - text);
 }

@@ -54,9 +54,15 @@ bool node_read_fast(const char *text, size_t len, Node *n, int index);
 ** not scanned once more to find where each node ends.  names: where its
 ** strings go (then n->strings_in_arena), or NULL for a malloc each. */
 size_t node_read_prefix(const char *text, size_t len, Node *n, int index, NameArena *names);
+/* A tensor_values entry's TensorMeta that begins text[0, len), as
+** parse_tensor_meta builds it, for the shape schema 5 and later write
+** (integer sizes and strides, a device, codes): the bytes it took, 0 (and
+** nothing made) for anything else. */
+size_t tensor_meta_read_prefix(const char *text, size_t len, TensorMeta **out);
 /* Whether program_load_json uses node_read_fast (default true): the tests
 ** load every archive both ways and compare. */
 void program_load_set_fast(bool on);
 long program_load_fast_nodes(void); /* how many it has read in this process */
+long program_load_fast_metas(void); /* tensor_values entries read by tensor_meta_read_prefix */
 
 #endif

@@ -102,6 +102,23 @@ static bool same_node(const Node *a, const Node *b, char *why, size_t cap)
     return true;
 }
 
+static bool same_symdim(const SymDim *a, const SymDim *b)
+{
+    return a->value == b->value && same_str(a->expr, b->expr) && !a->parsed == !b->parsed && a->hint == b->hint &&
+           a->is_expr == b->is_expr && a->has_hint == b->has_hint;
+}
+
+static bool same_tensor_meta(const TensorMeta *a, const TensorMeta *b)
+{
+    if (a->scalar_type != b->scalar_type || a->dtype != b->dtype || a->ndim != b->ndim ||
+        a->requires_grad != b->requires_grad || !same_str(a->device, b->device) || a->layout != b->layout)
+        return false;
+    for (int i = 0; i < a->ndim; i++)
+        if (!same_symdim(&a->sizes[i], &b->sizes[i]) || !same_symdim(&a->strides[i], &b->strides[i]))
+            return false;
+    return true;
+}
+
 static bool same_graph(const Graph *a, const Graph *b, char *why, size_t cap)
 {
     if (a->ninputs != b->ninputs || a->noutputs != b->noutputs || a->nnodes != b->nnodes ||
@@ -119,7 +136,8 @@ static bool same_graph(const Graph *a, const Graph *b, char *why, size_t cap)
         if (!same_node(&a->nodes[i], &b->nodes[i], why, cap))
             return false;
     for (int i = 0; i < a->tensor_values.n; i++)
-        if (!same_str(a->tensor_values.entries[i].key, b->tensor_values.entries[i].key)) {
+        if (!same_str(a->tensor_values.entries[i].key, b->tensor_values.entries[i].key) ||
+            !same_tensor_meta(a->tensor_values.entries[i].value, b->tensor_values.entries[i].value)) {
             snprintf(why, cap, "tensor_values[%d]", i);
             return false;
         }
@@ -192,11 +210,14 @@ static int check_dir(const char *dir, long *nodes)
 
 START_TEST(test_examples_and_fixtures_both_ways)
 {
-    long nodes = 0, before = program_load_fast_nodes();
+    long nodes = 0, before = program_load_fast_nodes(), metas = program_load_fast_metas();
     int n = check_dir("examples", &nodes) + check_dir("build/fixtures", &nodes);
     ck_assert_int_ge(n, 4);
     long fast = program_load_fast_nodes() - before;
-    fprintf(stderr, "load_fast: %d archives, %ld nodes, %ld read by the fast reader\n", n, nodes, fast);
+    metas = program_load_fast_metas() - metas;
+    fprintf(stderr, "load_fast: %d archives, %ld nodes, %ld read by the fast reader (and %ld tensor_values)\n", n,
+            nodes, fast, metas);
+    ck_assert_int_gt(metas, 0);
     ck_assert_msg(fast * 2 > nodes, "the fast reader read only %ld of %ld nodes", fast, nodes);
 }
 END_TEST
@@ -390,6 +411,45 @@ START_TEST(test_plan_shares_literals_by_bits)
 }
 END_TEST
 
+/* A tensor_values entry: the shapes schema 5 and later write are read
+** straight from the text (ending at the closing brace), anything else is
+** left to the cJSON reader. */
+START_TEST(test_tensor_meta_reader)
+{
+    static const char *const meta_ok[] = {
+        "{\"dtype\": 7, \"sizes\": [{\"as_int\": 2}, {\"as_int\": 3}], \"requires_grad\": true, \"device\": "
+        "{\"type\": \"cpu\", \"index\": null}, \"strides\": [{\"as_int\": 3}, {\"as_int\": 1}], "
+        "\"storage_offset\": {\"as_int\": 0}, \"layout\": 7}",
+        "{\"dtype\":6,\"sizes\":[],\"strides\":null,\"device\":\"cuda:1\",\"layout\":null}",
+    };
+    static const char *const meta_refused[] = {
+        "{\"dtype\": 7, \"sizes\": [{\"as_expr\": {\"expr_str\": \"s0\"}}]}", /* an expression */
+        "{\"dtype\": 7, \"sizes\": [{\"as_int\": -1}]}",                       /* negative */
+        "{\"dtype\": null, \"sizes\": []}",                                     /* the cJSON error */
+        "{\"sizes\": []}",                                                       /* no dtype */
+        "{\"dtype\": 7, \"sizes\": [1], \"strides\": [1, 1]}",                  /* strides for 2 */
+        "{\"meta\": {\"dtype\": 7, \"sizes\": []}}",                            /* schema 1 */
+        "{\"dtype\": 7, \"sizes\": [], \"dtype\": 6}",                          /* twice */
+        "{\"dtype\": 99, \"sizes\": []}",                                       /* unknown code */
+        "{\"dtype\": 7, \"sizes\": [1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1,1]}",         /* 17 dims */
+    };
+    TensorMeta *m = NULL;
+    ck_assert_uint_eq(tensor_meta_read_prefix(meta_ok[0], strlen(meta_ok[0]), &m), strlen(meta_ok[0]));
+    ck_assert(m->ndim == 2 && m->sizes[1].value == 3 && m->strides[0].value == 3 && m->requires_grad);
+    ck_assert(m->dtype == DT_F32 && m->layout == 7 && strcmp(m->device, "cpu") == 0);
+    tensor_meta_free(m);
+    char *text = ep_xasprintf("%s , \"v1\": {}}", meta_ok[1]);
+    ck_assert_uint_eq(tensor_meta_read_prefix(text, strlen(text), &m), strlen(meta_ok[1]));
+    ck_assert(m->ndim == 0 && m->scalar_type == 6 && m->dtype == dtype_from_scalar_type(6) && m->layout == 7 && strcmp(m->device, "cuda:1") == 0);
+    tensor_meta_free(m);
+    free(text);
+    for (size_t i = 0; i < EP_ARRAY_LEN(meta_refused); i++) {
+        m = NULL;
+        ck_assert_msg(tensor_meta_read_prefix(meta_refused[i], strlen(meta_refused[i]), &m) == 0 && !m, "%s", meta_refused[i]);
+    }
+}
+END_TEST
+
 /* The maps over a graph's names are sized once (strmap_reserve) and do a
 ** get-then-put with one lookup (strmap_get_or_put): both must keep the
 ** map's meaning (first value kept, insertion order, growth past the
@@ -428,6 +488,7 @@ Suite *suite_load_fast(void)
     tcase_add_test(tc, test_fast_reader_refuses_the_unusual);
     tcase_add_test(tc, test_prefix_reads_into_the_arena);
     tcase_add_test(tc, test_plan_shares_literals_by_bits);
+    tcase_add_test(tc, test_tensor_meta_reader);
     tcase_add_test(tc, test_strmap_reserve_and_get_or_put);
     suite_add_tcase(s, tc);
     return s;
