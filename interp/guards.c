@@ -9,6 +9,7 @@
 #include "guards.h"
 
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -23,6 +24,11 @@ struct Guards {
     const ExportedProgram *ep;
     const UserInput *inputs;
     int ninputs;
+    /* Built on the first question that needs them (an explanation, an
+    ** in-graph assert): opening a 100k-node graph asks none, and the two
+    ** maps were ~4 % of its open.  lock guards the building. */
+    pthread_mutex_t lock;
+    bool indexed;
     StrMap producer;  /* value name -> node index + 1 */
     StrMap first_use; /* value name -> index + 1 of the first node taking it */
 };
@@ -49,32 +55,50 @@ Guards *guards_new(const ExportedProgram *ep, const UserInput *inputs, int n)
     g->ep = ep;
     g->inputs = inputs;
     g->ninputs = n;
-    /* the names are the graph's, which outlives the guards (g->ep) */
-    strmap_init_borrowed(&g->producer);
-    strmap_init_borrowed(&g->first_use);
-    strmap_reserve(&g->producer, ep->graph.nnodes);
-    strmap_reserve(&g->first_use, ep->graph.nnodes + ep->graph.ninputs);
-    for (int i = 0; i < ep->graph.nnodes; i++) {
-        const Node *nd = &ep->graph.nodes[i];
-        for (int k = 0; k < nd->ninputs; k++)
-            note_uses(g, &nd->inputs[k].arg, i);
-        for (int k = 0; k < nd->noutputs; k++)
-            note_outputs(g, &nd->outputs[k], i);
-    }
+    pthread_mutex_init(&g->lock, NULL);
     return g;
+}
+
+/* The producer and first-use maps of g, built once.  The questions take a
+** const Guards (they change nothing a caller can see): the maps are a cache. */
+static void index_graph(const Guards *cg)
+{
+    Guards *g = (Guards *)cg;
+    pthread_mutex_lock(&g->lock);
+    if (!g->indexed) {
+        const ExportedProgram *ep = g->ep;
+        /* the names are the graph's, which outlives the guards (g->ep) */
+        strmap_init_borrowed(&g->producer);
+        strmap_init_borrowed(&g->first_use);
+        strmap_reserve(&g->producer, ep->graph.nnodes);
+        strmap_reserve(&g->first_use, ep->graph.nnodes + ep->graph.ninputs);
+        for (int i = 0; i < ep->graph.nnodes; i++) {
+            const Node *nd = &ep->graph.nodes[i];
+            for (int k = 0; k < nd->ninputs; k++)
+                note_uses(g, &nd->inputs[k].arg, i);
+            for (int k = 0; k < nd->noutputs; k++)
+                note_outputs(g, &nd->outputs[k], i);
+        }
+        g->indexed = true;
+    }
+    pthread_mutex_unlock(&g->lock);
 }
 
 void guards_free(Guards *g)
 {
     if (!g)
         return;
-    strmap_free(&g->producer, NULL);
-    strmap_free(&g->first_use, NULL);
+    if (g->indexed) {
+        strmap_free(&g->producer, NULL);
+        strmap_free(&g->first_use, NULL);
+    }
+    pthread_mutex_destroy(&g->lock);
     free(g);
 }
 
 static int producer_of(const Guards *g, const char *name)
 {
+    index_graph(g);
     return (int)(intptr_t)strmap_get(&g->producer, name) - 1;
 }
 
@@ -322,6 +346,7 @@ void guards_explain_symbol(const Guards *g, const char *sym, const SymBindings *
 
 void guards_explain_use(const Guards *g, int ui, int d, const char *expr, StrBuf *sb)
 {
+    index_graph(g);
     int i = (int)(intptr_t)strmap_get(&g->first_use, g->inputs[ui].name) - 1;
     if (i < 0)
         return;

@@ -209,7 +209,90 @@ static void add_fixup(NodePlan *np, Value *dst, int slot, FixMode mode)
     np->fix[np->nfix++] = (Fixup){dst, slot, mode};
 }
 
-static void prepare_args(GraphPlan *gp, const Node *n, NodePlan *np)
+/* ---- wrapped numbers shared ------------------------------------------------ */
+
+/* A literal number where the schema wants a Tensor (add.Tensor's other=1.25)
+** becomes a 0-d wrapped-number tensor in the template.  Every node giving the
+** same literal shares one (a template is only read: the kernels get it again
+** at every run already), made here before op_bind instead of by op_bind's
+** conform for each node: on a 100k-node graph that was 100k tensors, a fifth
+** of the pages touched while opening it.  Keyed by the value's kind and bits
+** (so -0.0 and 0.0, NaN payloads, stay apart); open addressing, grown at
+** half full. */
+typedef struct WrapCache {
+    struct WrapEntry {
+        Tensor *t; /* NULL: empty */
+        ValueKind kind;
+        uint64_t bits;
+    } *e;
+    size_t cap, n;
+} WrapCache;
+
+static uint64_t wrap_bits(const Value *v)
+{
+    uint64_t b = 0;
+    if (v->kind == V_FLOAT)
+        memcpy(&b, &v->f, sizeof b);
+    else
+        b = v->kind == V_BOOL ? (uint64_t)v->b : (uint64_t)v->i;
+    return b;
+}
+
+static size_t wrap_slot(const WrapCache *c, ValueKind kind, uint64_t bits)
+{
+    uint64_t h = (bits ^ ((uint64_t)kind << 59)) * 0x9E3779B97F4A7C15ull;
+    size_t i = (size_t)(h >> 32) & (c->cap - 1);
+    while (c->e[i].t && !(c->e[i].kind == kind && c->e[i].bits == bits))
+        i = (i + 1) & (c->cap - 1);
+    return i;
+}
+
+/* The shared wrapped tensor of scalar v (a new reference), or NULL when
+** making it failed (op_bind then wraps it itself and says why). */
+static Tensor *wrap_cached(WrapCache *c, const Value *v)
+{
+    uint64_t bits = wrap_bits(v);
+    Tensor *had = c->cap ? c->e[wrap_slot(c, v->kind, bits)].t : NULL;
+    if (had)
+        return tensor_ref(had);
+    if (2 * (c->n + 1) > c->cap) {
+        WrapCache big = {ep_xcalloc(c->cap ? 2 * c->cap : 16, sizeof *big.e), c->cap ? 2 * c->cap : 16, c->n};
+        for (size_t i = 0; i < c->cap; i++)
+            if (c->e[i].t)
+                big.e[wrap_slot(&big, c->e[i].kind, c->e[i].bits)] = c->e[i];
+        free(c->e);
+        *c = big;
+    }
+    EpError err;
+    Tensor *t = value_wrap_number(v, &err);
+    if (!t)
+        return NULL;
+    c->e[wrap_slot(c, v->kind, bits)] = (struct WrapEntry){t, v->kind, bits};
+    c->n++;
+    return tensor_ref(t);
+}
+
+static void wrap_cache_free(WrapCache *c)
+{
+    for (size_t i = 0; i < c->cap; i++)
+        tensor_unref(c->e[i].t);
+    free(c->e);
+}
+
+/* Input k's literal number, when its schema slot is a Tensor, as the shared
+** wrapped tensor (what op_bind's conform would make of it). */
+static void wrap_literal(WrapCache *c, const OpDef *op, const Arg *a, int sidx, Value *v)
+{
+    const OpSchema *s = op->schema;
+    if (!(a->kind == ARG_INT || a->kind == ARG_FLOAT || a->kind == ARG_BOOL) || !value_is_scalar(v) || sidx < 0 ||
+        sidx >= s->nargs || s->args[sidx].type != ST_TENSOR)
+        return;
+    Tensor *t = wrap_cached(c, v);
+    if (t)
+        *v = value_tensor(t);
+}
+
+static void prepare_args(GraphPlan *gp, WrapCache *wraps, const Node *n, NodePlan *np)
 {
     const OpDef *op = np->op;
     int ni = n->ninputs;
@@ -230,6 +313,14 @@ static void prepare_args(GraphPlan *gp, const Node *n, NodePlan *np)
         names[k] = n->inputs[k].name;
         ok = template_item(gp, np, &n->inputs[k].arg, k, -1, &refs, &vals[k]);
     }
+    int *sidx = few ? sidx_few : ep_xcalloc((size_t)ni, sizeof *sidx);
+    if (few)
+        memset(sidx_few, 0, sizeof sidx_few);
+    if (ok) {
+        map_inputs_to_schema(op, n, sidx);
+        for (int k = 0; k < ni; k++)
+            wrap_literal(wraps, op, &n->inputs[k].arg, sidx[k], &vals[k]);
+    }
     if (ok) {
         EpError err;
         np->nargs = op->schema->nargs;
@@ -243,10 +334,6 @@ static void prepare_args(GraphPlan *gp, const Node *n, NodePlan *np)
         }
     }
     if (ok) {
-        int *sidx = few ? sidx_few : ep_xcalloc((size_t)ni, sizeof *sidx);
-        if (few)
-            memset(sidx_few, 0, sizeof sidx_few);
-        map_inputs_to_schema(op, n, sidx);
         for (int r = 0; r < refs.n; r++) {
             const PendingRef *pr = &refs.items[r];
             Value *arg = &np->args[sidx[pr->input]];
@@ -267,8 +354,6 @@ static void prepare_args(GraphPlan *gp, const Node *n, NodePlan *np)
                     add_fixup(np, &l->items[j], pr->slot, FIX_COPY);
             }
         }
-        if (!few)
-            free(sidx);
         /* which run-time values the op writes into: its Tensor(a!)
         ** arguments (args[0] of in-place ops), found through the fixups
         ** that fill those arguments */
@@ -286,6 +371,7 @@ static void prepare_args(GraphPlan *gp, const Node *n, NodePlan *np)
     if (!few) {
         free(vals);
         free(names);
+        free(sidx);
     }
     free(refs.items);
 }
@@ -379,6 +465,25 @@ static void prepare_learning(GraphPlan *gp, const Node *n, NodePlan *np)
     }
 }
 
+/* Whether any value of g has a size or SymInt the exporter recorded as an
+** expression: else no node reveals a symbol, and prepare_learning's two
+** lookups per output (100k-node graphs: ~5 % of opening) are skipped. */
+static bool graph_has_symbols(const Graph *g)
+{
+    for (int i = 0; i < g->sym_int_values.n; i++) {
+        const SymDim *d = g->sym_int_values.entries[i].value;
+        if (d && d->parsed)
+            return true;
+    }
+    for (int i = 0; i < g->tensor_values.n; i++) {
+        const TensorMeta *m = g->tensor_values.entries[i].value;
+        for (int d = 0; m && d < m->ndim; d++)
+            if (m->sizes[d].parsed)
+                return true;
+    }
+    return false;
+}
+
 /* ---- higher-order ops ------------------------------------------------------ */
 
 /* A higher-order node: its subgraph arguments get plans of their own (in
@@ -460,8 +565,16 @@ static void compute_frees(GraphPlan *gp)
     }
     for (int i = 0; i < gp->nnodes; i++) {
         const Node *n = &g->nodes[i];
-        for (int k = 0; k < n->ninputs; k++)
-            note_arg_uses(gp, &n->inputs[k].arg, last_use, i);
+        const NodePlan *np = &gp->nodes[i];
+        if (np->op && !np->hop && !np->problem) {
+            /* bound without a problem: its fixups hold the slot of every
+            ** value its inputs name (prepare_args), found once already */
+            for (int f = 0; f < np->nfix; f++)
+                note_use(last_use, np->fix[f].slot, i);
+        } else {
+            for (int k = 0; k < n->ninputs; k++)
+                note_arg_uses(gp, &n->inputs[k].arg, last_use, i);
+        }
         for (int k = 0; k < n->noutputs; k++) {
             const Arg *a = &n->outputs[k];
             if (a->ref) {
@@ -496,6 +609,8 @@ static void compute_frees(GraphPlan *gp)
 GraphPlan *graph_plan_new(const Graph *g, EpError *err)
 {
     GraphPlan *gp = ep_xcalloc(1, sizeof *gp);
+    WrapCache wraps = {0};
+    bool symbolic = graph_has_symbols(g);
     gp->g = g;
     strmap_init_borrowed(&gp->slot_of);
     strmap_reserve(&gp->slot_of, g->ninputs + g->nnodes);
@@ -510,6 +625,7 @@ GraphPlan *graph_plan_new(const Graph *g, EpError *err)
         np->hop = hop_lookup(n->target);
         if (np->hop) {
             if (prepare_hop(gp, n, np, err) != EP_OK) {
+                wrap_cache_free(&wraps);
                 graph_plan_free(gp);
                 return NULL;
             }
@@ -526,10 +642,12 @@ GraphPlan *graph_plan_new(const Graph *g, EpError *err)
             }
             continue;
         }
-        prepare_args(gp, n, np);
+        prepare_args(gp, &wraps, n, np);
         prepare_outputs(gp, n, np);
-        prepare_learning(gp, n, np);
+        if (symbolic)
+            prepare_learning(gp, n, np);
     }
+    wrap_cache_free(&wraps);
     compute_frees(gp);
     return gp;
 }

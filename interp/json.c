@@ -75,10 +75,109 @@ static const char *quirk_at(const char *text, size_t len, size_t i, size_t *tokl
     return integral && j - digits_start > 15 ? "" : NULL; /* "": the token itself, marked */
 }
 
-/* One pass: nesting depth and the quirks.  Text without quirks (every file
-** PyTorch >= 2.7 writes, nearly) is never copied; text with them is copied
-** in runs between the tokens replaced. */
-static JsonScan json_scan(const char *text, size_t len)
+/* ---- where the holes are, found during the scan ------------------------------- */
+
+typedef struct Frame {
+    bool object, want_key;
+    size_t key_at, key_len; /* the member being read */
+    int hole;               /* this container is holes[hole], or -1 */
+} Frame;
+
+enum { MAX_FRAMES = 8 }; /* the holes lie within the first levels */
+
+/* The open containers of the first MAX_FRAMES levels (beyond: how many more
+** are open), and the holes sought, with the depth of each one's path. */
+typedef struct HoleFinder {
+    Frame f[MAX_FRAMES];
+    int depth, beyond;
+    JsonHole *holes;
+    int nholes;
+    int path_len[8];
+} HoleFinder;
+
+static void holes_init(HoleFinder *hf, JsonHole *holes, int nholes)
+{
+    hf->depth = hf->beyond = 0;
+    hf->holes = holes;
+    hf->nholes = nholes < 8 ? nholes : 8;
+    for (int h = 0; h < hf->nholes; h++) {
+        int k = 0;
+        while (holes[h].path[k])
+            k++;
+        hf->path_len[h] = k;
+    }
+}
+
+/* Whether the open frames' keys spell path (of depth entries). */
+static bool at_path(const HoleFinder *hf, const char *text, const char *const *path)
+{
+    for (int k = 0; k < hf->depth; k++) {
+        const Frame *f = &hf->f[k];
+        size_t n = strlen(path[k]);
+        if (!f->object || f->key_len != n || memcmp(text + f->key_at, path[k], n) != 0)
+            return false;
+    }
+    return true;
+}
+
+/* A string literal at text[i, j): a key when its object wants one. */
+static void holes_string(HoleFinder *hf, size_t i, size_t j)
+{
+    Frame *f = hf->depth ? &hf->f[hf->depth - 1] : NULL;
+    if (!hf->beyond && f && f->object && f->want_key) {
+        f->key_at = i + 1;
+        f->key_len = j - i >= 2 ? j - i - 2 : 0;
+        f->want_key = false;
+    }
+}
+
+static void holes_comma(HoleFinder *hf)
+{
+    if (!hf->beyond && hf->depth && hf->f[hf->depth - 1].object)
+        hf->f[hf->depth - 1].want_key = true;
+}
+
+/* A container opens at text[i]: a hole when it is the first at a hole's path. */
+static void holes_open(HoleFinder *hf, const char *text, size_t i)
+{
+    if (hf->beyond || hf->depth == MAX_FRAMES) {
+        hf->beyond++;
+        return;
+    }
+    int hole = -1;
+    for (int h = 0; h < hf->nholes && hole < 0; h++)
+        if (hf->path_len[h] == hf->depth && !hf->holes[h].end && !hf->holes[h].at &&
+            at_path(hf, text, hf->holes[h].path))
+            hole = h;
+    if (hole >= 0)
+        hf->holes[hole].at = i;
+    char ch = text[i];
+    hf->f[hf->depth++] = (Frame){ch == '{', ch == '{', 0, 0, hole};
+}
+
+static void holes_close(HoleFinder *hf, size_t i)
+{
+    if (hf->beyond) {
+        hf->beyond--;
+    } else if (hf->depth) {
+        hf->depth--;
+        if (hf->f[hf->depth].hole >= 0)
+            hf->holes[hf->f[hf->depth].hole].end = i + 1;
+    }
+}
+
+static void holes_finish(HoleFinder *hf)
+{
+    for (int h = 0; h < hf->nholes; h++)
+        if (!hf->holes[h].end)
+            hf->holes[h].at = 0; /* never closed: not a hole */
+}
+
+/* One pass: nesting depth and the quirks, and with hf where its holes lie
+** (the first occurrence of each one's path).  Text without quirks (every
+** file PyTorch >= 2.7 writes, nearly) is never copied; text with them is
+** copied in runs between the tokens replaced. */
+static JsonScan json_scan(const char *text, size_t len, HoleFinder *hf)
 {
     JsonScan sc = {len, NULL, 0, NULL, 0};
     size_t cap = 0;
@@ -89,20 +188,29 @@ static JsonScan json_scan(const char *text, size_t len)
     for (size_t i = 0; i < len;) {
         char ch = text[i];
         if (ch == '"') {
-            i = string_end(text, len, i);
+            size_t j = string_end(text, len, i);
+            if (hf)
+                holes_string(hf, i, j);
+            i = j;
             continue;
         }
         if (ch == '[' || ch == '{') {
             if (++depth > CJSON_NESTING_LIMIT && sc.too_deep_at == len)
                 sc.too_deep_at = i;
+            if (hf)
+                holes_open(hf, text, i);
             i++;
             continue;
         }
         if (ch == ']' || ch == '}') {
             depth--;
+            if (hf)
+                holes_close(hf, i);
             i++;
             continue;
         }
+        if (ch == ',' && hf)
+            holes_comma(hf);
         size_t toklen;
         const char *repl = quirk_at(text, len, i, &toklen);
         if (repl) {
@@ -125,6 +233,8 @@ static JsonScan json_scan(const char *text, size_t len)
         }
         i += toklen;
     }
+    if (hf)
+        holes_finish(hf);
     if (copying) {
         sb_appendn(&out, text + flushed, len - flushed);
         sc.fixed_len = out.len;
@@ -172,7 +282,7 @@ static void json_syntax_error(const char *text, size_t len, const JsonScan *sc, 
 
 cJSON *json_parse(const char *text, size_t len, const char *label, EpError *err)
 {
-    JsonScan sc = json_scan(text, len);
+    JsonScan sc = json_scan(text, len, NULL);
     if (sc.too_deep_at < len) {
         free(sc.fixed);
         free(sc.edits);
@@ -318,76 +428,6 @@ static cJSON *parse_into(JsonArena *a, const char *text, size_t len)
     return v;
 }
 
-typedef struct Frame {
-    bool object, want_key;
-    size_t key_at, key_len; /* the member being read */
-    int hole;               /* this container is holes[hole], or -1 */
-} Frame;
-
-enum { MAX_FRAMES = 8 }; /* the holes lie within the first levels */
-
-/* Whether the open frames' keys spell path. */
-static bool at_path(const Frame *f, int depth, const char *text, const char *const *path)
-{
-    int k = 0;
-    for (; path[k]; k++) {
-        if (k >= depth || !f[k].object)
-            return false;
-        size_t n = strlen(path[k]);
-        if (f[k].key_len != n || memcmp(text + f[k].key_at, path[k], n) != 0)
-            return false;
-    }
-    return k == depth;
-}
-
-/* One pass: where each hole's value (an object or array) lies, the first
-** occurrence of its path. */
-static void find_holes(const char *text, size_t len, JsonHole *holes, int nholes)
-{
-    Frame f[MAX_FRAMES];
-    int depth = 0, beyond = 0; /* frames not kept past MAX_FRAMES */
-    for (size_t i = 0; i < len;) {
-        char ch = text[i];
-        if (ch == '"') {
-            size_t j = string_end(text, len, i);
-            if (!beyond && depth && f[depth - 1].object && f[depth - 1].want_key) {
-                f[depth - 1].key_at = i + 1;
-                f[depth - 1].key_len = j - i >= 2 ? j - i - 2 : 0;
-                f[depth - 1].want_key = false;
-            }
-            i = j;
-            continue;
-        }
-        if (ch == ',' && !beyond && depth && f[depth - 1].object)
-            f[depth - 1].want_key = true;
-        if (ch == '{' || ch == '[') {
-            if (beyond || depth == MAX_FRAMES) {
-                beyond++;
-            } else {
-                int hole = -1;
-                for (int h = 0; h < nholes && hole < 0; h++)
-                    if (!holes[h].end && !holes[h].at && at_path(f, depth, text, holes[h].path))
-                        hole = h;
-                if (hole >= 0)
-                    holes[hole].at = i;
-                f[depth++] = (Frame){ch == '{', ch == '{', 0, 0, hole};
-            }
-        } else if (ch == '}' || ch == ']') {
-            if (beyond) {
-                beyond--;
-            } else if (depth) {
-                depth--;
-                if (f[depth].hole >= 0)
-                    holes[f[depth].hole].end = i + 1;
-            }
-        }
-        i++;
-    }
-    for (int h = 0; h < nholes; h++)
-        if (!holes[h].end)
-            holes[h].at = 0; /* never closed: not a hole */
-}
-
 static int hole_cmp(const void *a, const void *b)
 {
     const JsonHole *x = *(const JsonHole *const *)a, *y = *(const JsonHole *const *)b;
@@ -399,13 +439,17 @@ cJSON *json_parse_holes(const char *text, size_t len, const char *label, JsonHol
 {
     for (int h = 0; h < nholes; h++)
         holes[h].at = holes[h].end = 0;
-    JsonScan sc = json_scan(text, len);
+    HoleFinder hf;
+    holes_init(&hf, holes, nholes);
+    JsonScan sc = json_scan(text, len, &hf);
     bool plain = sc.too_deep_at == len && !sc.fixed;
     free(sc.fixed);
     free(sc.edits);
-    if (!plain) /* quirks or too deep: the whole document, as json_parse tells */
+    if (!plain) { /* quirks or too deep: the whole document, as json_parse tells */
+        for (int h = 0; h < nholes; h++)
+            holes[h].at = holes[h].end = 0;
         return json_parse_arena(text, len, label, arena, err);
-    find_holes(text, len, holes, nholes);
+    }
     JsonHole *order[8];
     int n = 0;
     for (int h = 0; h < nholes && n < 8; h++)
@@ -473,7 +517,7 @@ static size_t value_end(const char *t, size_t i, size_t end)
     return j;
 }
 
-int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, JsonPiece *value)
+int json_hole_item(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, size_t *at)
 {
     bool object = text[h->at] == '{';
     size_t close = h->end - 1, i = skip_space(text, *pos ? *pos : h->at + 1, close);
@@ -489,11 +533,19 @@ int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *
             return -1;
         i = skip_space(text, i + 1, close);
     }
-    size_t v = value_end(text, i, close);
-    if (v == SIZE_MAX || v == i)
-        return -1;
-    *value = (JsonPiece){text + i, v - i};
-    i = skip_space(text, v, close);
+    *at = i;
+    return 1;
+}
+
+size_t json_hole_value_end(const char *text, const JsonHole *h, size_t at)
+{
+    size_t v = value_end(text, at, h->end - 1);
+    return v == SIZE_MAX || v == at ? 0 : v;
+}
+
+int json_hole_after(const char *text, const JsonHole *h, size_t end, size_t *pos)
+{
+    size_t close = h->end - 1, i = skip_space(text, end, close);
     if (i < close) {
         if (text[i] != ',')
             return -1;
@@ -503,6 +555,18 @@ int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *
     }
     *pos = i;
     return 1;
+}
+
+int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, JsonPiece *value)
+{
+    size_t at, end;
+    int got = json_hole_item(text, h, pos, key, &at);
+    if (got <= 0)
+        return got;
+    if (!(end = json_hole_value_end(text, h, at)))
+        return -1;
+    *value = (JsonPiece){text + at, end - at};
+    return json_hole_after(text, h, end, pos);
 }
 
 cJSON *json_parse_piece(JsonArena *a, JsonPiece piece)

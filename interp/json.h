@@ -69,6 +69,15 @@ cJSON *json_parse_holes(const char *text, size_t len, const char *label, JsonHol
 ** key's, quoted), 0 after the last, -1 when the text is not a JSON list or
 ** object there.  *pos starts at 0. */
 int json_hole_next(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, JsonPiece *value);
+/* json_hole_next in steps, for a reader that finds where a value ends
+** itself: json_hole_item gives the offset *at where the next value begins
+** (and for an object its key), 1, or 0 after the last, -1 when the text
+** is not a list or object there; json_hole_value_end where that value
+** ends (0: it does not); json_hole_after, given where it ends, sets *pos for
+** the next item: 1, or -1 when no ',' or end of the hole follows. */
+int json_hole_item(const char *text, const JsonHole *h, size_t *pos, JsonPiece *key, size_t *at);
+size_t json_hole_value_end(const char *text, const JsonHole *h, size_t at);
+int json_hole_after(const char *text, const JsonHole *h, size_t end, size_t *pos);
 /* One JSON value parsed into a; NULL when it is not one. */
 cJSON *json_parse_piece(JsonArena *a, JsonPiece piece);
 

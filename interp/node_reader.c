@@ -1,5 +1,6 @@
 /*
-** node_reader.c -- a graph node read straight from its JSON text, for the
+** node_reader.c -- a graph node (and a tensor_values entry) read straight
+** from its JSON text, for the
 ** shapes nearly every node PyTorch writes has (schema 5 and later: single-key
 ** unions, tensors as {"name": ...}).  It builds the Node with one malloc per
 ** string it keeps and no cJSON items, which were most of what opening a big
@@ -21,9 +22,11 @@
 #include "ops.h"
 #include "program_int.h"
 
-/* A cursor over the node's text. */
+/* A cursor over the node's text, and where the node's names go (NULL: a
+** malloc each). */
 typedef struct Rd {
     const char *p, *end;
+    NameArena *names;
 } Rd;
 
 static void skip_ws(Rd *r)
@@ -62,24 +65,23 @@ static bool read_str_raw(Rd *r, const char **s, size_t *n, bool *esc)
     skip_ws(r);
     if (r->p >= r->end || *r->p != '"')
         return false;
-    const char *b = ++r->p;
+    /* the cursor in locals: a byte read through a char pointer may alias
+    ** r->p, which would be stored and loaded again at every byte */
+    const char *b = r->p + 1, *p = b, *end = r->end;
     *esc = false;
-    while (r->p < r->end && *r->p != '"') {
-        unsigned char c = (unsigned char)*r->p;
-        if (c < 0x20)
+    for (;;) {
+        while (p < end && *p != '"' && *p != '\\' && (unsigned char)*p >= 0x20)
+            p++;
+        if (p >= end || (unsigned char)*p < 0x20)
             return false;
-        if (c == '\\') {
-            *esc = true;
-            if (++r->p == r->end)
-                return false;
-        }
-        r->p++;
+        if (*p == '"')
+            break;
+        *esc = true; /* a backslash: the byte after it is taken as it is */
+        p += 2;
     }
-    if (r->p >= r->end)
-        return false;
     *s = b;
-    *n = (size_t)(r->p - b);
-    r->p++;
+    *n = (size_t)(p - b);
+    r->p = p + 1;
     return true;
 }
 
@@ -163,7 +165,8 @@ static bool unescape(const char *s, size_t n, char *out)
     return true;
 }
 
-static bool read_str_dup(Rd *r, char **out)
+/* A string, decoded, in names (NULL: its own malloc). */
+static bool decode_str(Rd *r, NameArena *names, char **out)
 {
     const char *s;
     size_t n;
@@ -171,21 +174,36 @@ static bool read_str_dup(Rd *r, char **out)
     if (!read_str_raw(r, &s, &n, &esc))
         return false;
     if (!esc) {
-        *out = ep_xstrndup(s, n);
+        *out = names ? name_arena_dup(names, s, n) : ep_xstrndup(s, n);
         return true;
     }
-    char *d = ep_xmalloc(n + 1);
+    char *d = names ? name_arena_alloc(names, n + 1) : ep_xmalloc(n + 1);
     if (!unescape(s, n, d)) {
-        free(d);
+        if (!names) /* (arena room: the whole node's is taken back) */
+            free(d);
         return false;
     }
     *out = d;
     return true;
 }
 
-static bool is_key(const char *s, size_t n, const char *key)
+/* A string the node keeps in a Value (freed by value_clear): a malloc. */
+static bool read_str_dup(Rd *r, char **out)
 {
-    return strncmp(s, key, n) == 0 && key[n] == '\0';
+    return decode_str(r, NULL, out);
+}
+
+/* A name, target, reference or metadata string: in the arena if any. */
+static bool read_name(Rd *r, char **out)
+{
+    return decode_str(r, r->names, out);
+}
+
+/* (the first byte first: a key is tried against a table of names, and
+** most differ there, before any strlen) */
+static inline bool is_key(const char *s, size_t n, const char *key)
+{
+    return n && s[0] == key[0] && n == strlen(key) && memcmp(s, key, n) == 0;
 }
 
 static bool is_digit(const Rd *r, const char *q)
@@ -267,11 +285,64 @@ static bool read_name_ref(Rd *r, char **out)
 {
     skip_ws(r);
     if (r->p < r->end && *r->p == '"')
-        return read_str_dup(r, out);
+        return read_name(r, out);
     const char *k;
     size_t kn;
-    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "name") && eat(r, ':') && read_str_dup(r, out) &&
+    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "name") && eat(r, ':') && read_name(r, out) &&
            eat(r, '}');
+}
+
+/* The items of a list being read: in the Items' own room for the first few
+** (most lists hold one to three), then on the heap; items_take gives them
+** in a block of their exact size.  A node's lists were grown 4 items at a
+** time and kept so: half of what its Args took was room never used, and
+** pages touched for nothing. */
+enum { FEW_ITEMS = 8 };
+
+typedef struct Items {
+    char *p;   /* few, or a heap block */
+    int n, cap;
+    size_t size;
+    union { NamedArg na[FEW_ITEMS]; Arg a[FEW_ITEMS]; } few;
+} Items;
+
+static void items_init(Items *l, size_t size)
+{
+    l->p = (char *)&l->few;
+    l->n = 0;
+    l->cap = FEW_ITEMS;
+    l->size = size;
+}
+
+/* Room for one more item, zeroed. */
+static void *items_add(Items *l)
+{
+    if (l->n == l->cap) {
+        size_t bytes = (size_t)l->cap * l->size;
+        if (l->p == (char *)&l->few) {
+            l->p = ep_xmalloc(2 * bytes);
+            memcpy(l->p, &l->few, bytes);
+        } else {
+            l->p = ep_xrealloc(l->p, 2 * bytes);
+        }
+        l->cap *= 2;
+    }
+    void *it = l->p + (size_t)l->n++ * l->size;
+    memset(it, 0, l->size);
+    return it;
+}
+
+/* The items (every one begun, so that a failed one's part is freed with
+** them) in a block of their own; an empty list is one zeroed item. */
+static void *items_take(Items *l)
+{
+    if (l->n == 0)
+        return ep_xcalloc(1, l->size);
+    if (l->p != (char *)&l->few)
+        return l->n == l->cap ? l->p : ep_xrealloc(l->p, (size_t)l->n * l->size);
+    void *b = ep_xmalloc((size_t)l->n * l->size);
+    memcpy(b, l->p, (size_t)l->n * l->size);
+    return b;
 }
 
 /* A list item of one of the literal or tensor list variants. */
@@ -321,22 +392,18 @@ static bool read_list(Rd *r, Arg *a, ItemReader fn)
 {
     if (!eat(r, '['))
         return false;
-    int cap = 0;
-    if (eat(r, ']')) {
-        a->items = ep_xcalloc(1, sizeof *a->items);
-        return true;
+    Items l;
+    items_init(&l, sizeof(Arg));
+    bool ok = eat(r, ']');
+    if (!ok) {
+        do
+            ok = fn(r, items_add(&l));
+        while (ok && eat(r, ','));
+        ok = ok && eat(r, ']');
     }
-    do {
-        if (a->n == cap) {
-            cap = cap ? 2 * cap : 4;
-            a->items = ep_xrealloc(a->items, (size_t)cap * sizeof *a->items);
-        }
-        Arg *it = &a->items[a->n++];
-        memset(it, 0, sizeof *it);
-        if (!fn(r, it))
-            return false;
-    } while (eat(r, ','));
-    return eat(r, ']');
+    a->n = l.n;
+    a->items = items_take(&l);
+    return ok;
 }
 
 /* DeviceArgument {"type": "cpu", "index": null | int}, or "cpu". */
@@ -443,22 +510,18 @@ static bool read_arg_list(Rd *r, Arg **items, int *n)
 {
     if (!eat(r, '['))
         return false;
-    int cap = 0;
-    if (!eat(r, ']')) {
-        do {
-            if (*n == cap) {
-                cap = cap ? 2 * cap : 4;
-                *items = ep_xrealloc(*items, (size_t)cap * sizeof **items);
-            }
-            if (!read_arg(r, &(*items)[(*n)++]))
-                return false;
-        } while (eat(r, ','));
-        if (!eat(r, ']'))
-            return false;
+    Items l;
+    items_init(&l, sizeof(Arg));
+    bool ok = eat(r, ']');
+    if (!ok) {
+        do
+            ok = read_arg(r, items_add(&l));
+        while (ok && eat(r, ','));
+        ok = ok && eat(r, ']');
     }
-    if (!*items)
-        *items = ep_xcalloc(1, sizeof **items);
-    return true;
+    *n = l.n;
+    *items = items_take(&l);
+    return ok;
 }
 
 /* NamedArgument {"name", "arg", "kind"}, each at most once; arg required. */
@@ -474,7 +537,7 @@ static bool read_named_arg(Rd *r, NamedArg *na)
             return false;
         if (is_key(k, kn, "name") && !seen_name) {
             seen_name = true;
-            if (!eat_word(r, "null") && !read_str_dup(r, &na->name))
+            if (!eat_word(r, "null") && !read_name(r, &na->name))
                 return false;
         } else if (is_key(k, kn, "arg") && !seen_arg) {
             seen_arg = true;
@@ -495,7 +558,7 @@ static bool read_named_arg(Rd *r, NamedArg *na)
     if (!eat(r, '}') || !seen_arg)
         return false;
     if (!na->name)
-        na->name = ep_xstrdup("");
+        na->name = r->names ? name_arena_dup(r->names, "", 0) : ep_xstrdup("");
     return true;
 }
 
@@ -503,24 +566,18 @@ static bool read_inputs(Rd *r, Node *n)
 {
     if (!eat(r, '['))
         return false;
-    int cap = 0;
-    if (!eat(r, ']')) {
-        do {
-            if (n->ninputs == cap) {
-                cap = cap ? 2 * cap : 4;
-                n->inputs = ep_xrealloc(n->inputs, (size_t)cap * sizeof *n->inputs);
-            }
-            NamedArg *na = &n->inputs[n->ninputs++];
-            memset(na, 0, sizeof *na);
-            if (!read_named_arg(r, na))
-                return false;
-        } while (eat(r, ','));
-        if (!eat(r, ']'))
-            return false;
+    Items l;
+    items_init(&l, sizeof(NamedArg));
+    bool ok = eat(r, ']');
+    if (!ok) {
+        do
+            ok = read_named_arg(r, items_add(&l));
+        while (ok && eat(r, ','));
+        ok = ok && eat(r, ']');
     }
-    if (!n->inputs)
-        n->inputs = ep_xcalloc(1, sizeof *n->inputs);
-    return true;
+    n->ninputs = l.n;
+    n->inputs = items_take(&l);
+    return ok;
 }
 
 /* Node.metadata: an object of strings (null values skipped). */
@@ -540,7 +597,13 @@ static bool read_meta(Rd *r, NodeMeta *m)
             return false;
         if (eat_word(r, "null"))
             continue;
-        if (!read_str_dup(r, &s))
+        char **slot = r->names ? node_meta_slot(m, k, kn) : NULL;
+        if (slot) { /* a known key: its string in the arena */
+            if (*slot || !read_name(r, slot))
+                return false; /* (written twice: left to the cJSON reader) */
+            continue;
+        }
+        if (!read_str_dup(r, &s)) /* the extras are a malloc each */
             return false;
         node_meta_set(m, k, kn, s);
     } while (eat(r, ','));
@@ -579,7 +642,7 @@ static bool read_node(Rd *r, Node *n, char **name)
         bool ok = false;
         switch (f) {
         case F_TARGET:
-            ok = read_str_dup(r, &n->target);
+            ok = read_name(r, &n->target);
             break;
         case F_INPUTS:
             ok = read_inputs(r, n);
@@ -594,39 +657,199 @@ static bool read_node(Rd *r, Node *n, char **name)
             ok = eat_word(r, "null") || read_bool(r, &n->is_hop_single_tensor_return);
             break;
         case F_NAME:
-            ok = eat_word(r, "null") || read_str_dup(r, name);
+            ok = eat_word(r, "null") || read_name(r, name);
             break;
         }
         if (!ok)
             return false;
     } while (eat(r, ','));
-    if (!eat(r, '}'))
-        return false;
-    skip_ws(r);
-    return r->p == r->end && (seen & F_TARGET) && (seen & F_INPUTS);
+    return eat(r, '}') && (seen & F_TARGET) && (seen & F_INPUTS);
 }
 
-bool node_read_fast(const char *text, size_t len, Node *n, int index)
+size_t node_read_prefix(const char *text, size_t len, Node *n, int index, NameArena *names)
 {
-    Rd r = {text, text + len};
+    Rd r = {text, text + len, names};
     char *name = NULL;
+    NameMark mark = names ? name_arena_mark(names) : (NameMark){0};
     memset(n, 0, sizeof *n);
+    n->strings_in_arena = names != NULL;
     if (!read_node(&r, n, &name)) {
-        free(name);
+        if (names)
+            name_arena_rewind(names, mark);
+        else
+            free(name);
         node_free(n);
         memset(n, 0, sizeof *n);
-        return false;
+        return 0;
     }
     if (!n->outputs)
         n->outputs = ep_xcalloc(1, sizeof *n->outputs);
     if (name && name[0]) {
         n->name = name;
+    } else if (names) { /* its first output's name (in the arena too), or node_<index> */
+        n->name = (char *)node_first_output_ref(n);
+        if (!n->name) {
+            char buf[32];
+            int k = snprintf(buf, sizeof buf, "node_%d", index);
+            n->name = name_arena_dup(names, buf, (size_t)k);
+        }
     } else {
         free(name);
         n->name = node_first_output_name(n);
+        if (!n->name)
+            n->name = ep_xasprintf("node_%d", index);
     }
-    if (!n->name)
-        n->name = ep_xasprintf("node_%d", index);
     n->op = op_lookup(n->target);
-    return true;
+    return (size_t)(r.p - text);
+}
+
+bool node_read_fast(const char *text, size_t len, Node *n, int index)
+{
+    size_t used = node_read_prefix(text, len, n, index, NULL);
+    Rd r = {text + used, text + len, NULL};
+    skip_ws(&r);
+    if (used && r.p == r.end)
+        return true;
+    if (used) {
+        node_free(n);
+        memset(n, 0, sizeof *n);
+    }
+    return false;
+}
+
+/* ---- tensor_values entries ------------------------------------------------------ */
+
+/* One SymInt of a TensorMeta: {"as_int": n} or a plain int; false for
+** anything else (an expression: left to the cJSON reader). */
+static bool read_symint(Rd *r, SymDim *d)
+{
+    memset(d, 0, sizeof *d);
+    skip_ws(r);
+    if (r->p < r->end && *r->p != '{')
+        return read_int(r, &d->value);
+    const char *k;
+    size_t kn;
+    return eat(r, '{') && read_str(r, &k, &kn) && is_key(k, kn, "as_int") && eat(r, ':') && read_int(r, &d->value) &&
+           eat(r, '}');
+}
+
+/* A list of them, at most EP_MAX_DIMS (a longer one is the cJSON
+** reader's to refuse), into d (*n). */
+static bool read_symint_list(Rd *r, SymDim *d, int *n)
+{
+    *n = 0;
+    if (!eat(r, '['))
+        return false;
+    if (eat(r, ']'))
+        return true;
+    do {
+        if (*n == EP_MAX_DIMS || !read_symint(r, &d[(*n)++]))
+            return false;
+    } while (eat(r, ','));
+    return eat(r, ']');
+}
+
+enum {
+    T_DTYPE = 1,
+    T_SIZES = 2,
+    T_STRIDES = 4,
+    T_GRAD = 8,
+    T_DEVICE = 16,
+    T_OFFSET = 32,
+    T_LAYOUT = 64,
+};
+
+/* What a TensorMeta's text gives, before the TensorMeta is made (its size
+** depends on the rank). */
+typedef struct MetaRead {
+    TensorMeta m;
+    SymDim sizes[EP_MAX_DIMS], strides[EP_MAX_DIMS];
+    int nstrides;
+    bool has_strides;
+    unsigned seen;
+} MetaRead;
+
+/* The fields of one TensorMeta as schema 5 and later write it, each at
+** most once (null where parse_tensor_meta reads null as absent); false on
+** anything else. */
+static bool read_tensor_meta(Rd *r, MetaRead *t)
+{
+    static const char *const keys[] = {"dtype", "sizes", "strides", "requires_grad", "device", "storage_offset",
+                                       "layout"};
+    if (!eat(r, '{') || eat(r, '}'))
+        return false; /* {}: dtype and sizes are missing */
+    do {
+        const char *k;
+        size_t kn;
+        if (!read_str(r, &k, &kn) || !eat(r, ':'))
+            return false;
+        unsigned f = 0;
+        for (size_t i = 0; i < EP_ARRAY_LEN(keys) && !f; i++)
+            if (is_key(k, kn, keys[i]))
+                f = 1u << i;
+        if (!f || (t->seen & f))
+            return false;
+        t->seen |= f;
+        bool ok = false;
+        int64_t code = 0;
+        SymDim offset;
+        switch (f) {
+        case T_DTYPE: /* required: null is the cJSON reader's error */
+            ok = read_int(r, &code) && enum_known(ARG_SCALAR_TYPE, code);
+            t->m.scalar_type = (int)code;
+            break;
+        case T_SIZES:
+            ok = read_symint_list(r, t->sizes, &t->m.ndim);
+            break;
+        case T_STRIDES:
+            ok = eat_word(r, "null") || (t->has_strides = read_symint_list(r, t->strides, &t->nstrides));
+            break;
+        case T_GRAD: /* only true counts (cJSON_IsTrue) */
+            ok = eat_word(r, "null") || read_bool(r, &t->m.requires_grad);
+            break;
+        case T_DEVICE:
+            ok = eat_word(r, "null") || read_device(r, &t->m.device);
+            break;
+        case T_OFFSET: /* not kept */
+            ok = eat_word(r, "null") || read_symint(r, &offset);
+            break;
+        case T_LAYOUT:
+            if (eat_word(r, "null"))
+                ok = true;
+            else if ((ok = read_int(r, &code) && enum_known(ARG_LAYOUT, code)))
+                t->m.layout = (int)code;
+            break;
+        }
+        if (!ok)
+            return false;
+    } while (eat(r, ','));
+    return eat(r, '}');
+}
+
+size_t tensor_meta_read_prefix(const char *text, size_t len, TensorMeta **out)
+{
+    Rd r = {text, text + len, NULL};
+    MetaRead t;
+    memset(&t, 0, sizeof t);
+    t.m.layout = 7; /* strided, when not written */
+    bool ok = read_tensor_meta(&r, &t) && (t.seen & T_DTYPE) && (t.seen & T_SIZES) &&
+              (!t.has_strides || t.nstrides == t.m.ndim);
+    int64_t numel = 1; /* a negative size, or too many elements: the cJSON reader's errors */
+    for (int i = 0; ok && i < t.m.ndim; i++)
+        ok = t.sizes[i].value >= 0 && !__builtin_mul_overflow(numel, t.sizes[i].value, &numel);
+    if (!ok) {
+        free(t.m.device);
+        return 0;
+    }
+    int n = t.m.ndim;
+    TensorMeta *m = ep_xcalloc(1, sizeof *m + 2 * (size_t)n * sizeof(SymDim));
+    *m = t.m;
+    m->dtype = dtype_from_scalar_type(m->scalar_type);
+    m->sizes = (SymDim *)(m + 1);
+    m->strides = m->sizes + n;
+    memcpy(m->sizes, t.sizes, (size_t)n * sizeof(SymDim));
+    if (t.has_strides)
+        memcpy(m->strides, t.strides, (size_t)n * sizeof(SymDim));
+    *out = m;
+    return (size_t)(r.p - text);
 }

@@ -16,19 +16,26 @@
 
 static void graph_free_contents(Graph *g);
 
-static void arg_free(Arg *a)
+/* own_refs: false for a node whose references are in its graph's arena */
+static void arg_free_refs(Arg *a, bool own_refs)
 {
-    free(a->ref);
+    if (own_refs)
+        free(a->ref);
     free(a->variant);
     value_clear(&a->lit);
     for (int i = 0; i < a->n; i++)
-        arg_free(&a->items[i]);
+        arg_free_refs(&a->items[i], own_refs);
     free(a->items);
     if (a->graph) {
         graph_free_contents(a->graph);
         free(a->graph);
     }
     memset(a, 0, sizeof *a);
+}
+
+static void arg_free(Arg *a)
+{
+    arg_free_refs(a, true);
 }
 
 void symdim_clear(SymDim *d)
@@ -71,21 +78,27 @@ void sym_scalar_free(void *p)
 
 void node_free(Node *n)
 {
-    free(n->name);
-    free(n->target);
+    bool own = !n->strings_in_arena;
+    if (own) {
+        free(n->name);
+        free(n->target);
+    }
     for (int i = 0; i < n->ninputs; i++) {
-        free(n->inputs[i].name);
-        arg_free(&n->inputs[i].arg);
+        if (own)
+            free(n->inputs[i].name);
+        arg_free_refs(&n->inputs[i].arg, own);
     }
     free(n->inputs);
     for (int i = 0; i < n->noutputs; i++)
-        arg_free(&n->outputs[i]);
+        arg_free_refs(&n->outputs[i], own);
     free(n->outputs);
-    free(n->meta.stack_trace);
-    free(n->meta.nn_module_stack);
-    free(n->meta.source_fn_stack);
-    free(n->meta.torch_fn);
-    for (int i = 0; i < n->meta.nextra; i++) {
+    if (own) {
+        free(n->meta.stack_trace);
+        free(n->meta.nn_module_stack);
+        free(n->meta.source_fn_stack);
+        free(n->meta.torch_fn);
+    }
+    for (int i = 0; i < n->meta.nextra; i++) { /* always malloc'd */
         free(n->meta.extra_keys[i]);
         free(n->meta.extra_values[i]);
     }
@@ -93,23 +106,100 @@ void node_free(Node *n)
     free(n->meta.extra_values);
 }
 
+/* ---- the name arena ------------------------------------------------------------ */
+
+typedef struct NameChunk {
+    struct NameChunk *prev;
+    size_t used, cap;
+    char data[];
+} NameChunk;
+
+struct NameArena {
+    NameChunk *top; /* the newest chunk; the older ones behind it */
+};
+
+enum { NAME_CHUNK = 64 << 10 };
+
+NameArena *name_arena_new(void)
+{
+    return ep_xcalloc(1, sizeof(NameArena));
+}
+
+void name_arena_free(NameArena *a)
+{
+    if (!a)
+        return;
+    for (NameChunk *c = a->top, *prev; c; c = prev) {
+        prev = c->prev;
+        free(c);
+    }
+    free(a);
+}
+
+char *name_arena_alloc(NameArena *a, size_t n)
+{
+    NameChunk *c = a->top;
+    if (!c || c->cap - c->used < n) {
+        size_t cap = n > NAME_CHUNK / 4 ? n : NAME_CHUNK; /* a long string: a chunk of its own */
+        c = ep_xmalloc(sizeof *c + cap);
+        c->used = 0;
+        c->cap = cap;
+        c->prev = a->top;
+        a->top = c;
+    }
+    char *p = c->data + c->used;
+    c->used += n;
+    return p;
+}
+
+char *name_arena_dup(NameArena *a, const char *s, size_t n)
+{
+    char *p = name_arena_alloc(a, n + 1);
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+NameMark name_arena_mark(const NameArena *a)
+{
+    return (NameMark){a->top, a->top ? a->top->used : 0};
+}
+
+void name_arena_rewind(NameArena *a, NameMark m)
+{
+    while (a->top != m.chunk) {
+        NameChunk *prev = a->top->prev;
+        free(a->top);
+        a->top = prev;
+    }
+    if (a->top)
+        a->top->used = m.used;
+}
+
 /* ---- nodes: what both readers of a node share ------------------------------ */
 
-void node_meta_set(NodeMeta *m, const char *key, size_t keylen, char *value)
+char **node_meta_slot(NodeMeta *m, const char *key, size_t keylen)
 {
-    /* a key written twice: the last one wins, as in Python's json */
     static const struct { const char *key; size_t off; } slots[] = {
         {"stack_trace", offsetof(NodeMeta, stack_trace)},         {"nn_module_stack", offsetof(NodeMeta, nn_module_stack)},
         {"source_fn_stack", offsetof(NodeMeta, source_fn_stack)}, {"source_fn", offsetof(NodeMeta, source_fn_stack)},
         {"torch_fn", offsetof(NodeMeta, torch_fn)},
     };
     for (size_t i = 0; i < EP_ARRAY_LEN(slots); i++)
-        if (strncmp(key, slots[i].key, keylen) == 0 && slots[i].key[keylen] == '\0') {
-            char **slot = (char **)((char *)m + slots[i].off);
-            free(*slot);
-            *slot = value;
-            return;
-        }
+        if (strncmp(key, slots[i].key, keylen) == 0 && slots[i].key[keylen] == '\0')
+            return (char **)((char *)m + slots[i].off);
+    return NULL;
+}
+
+void node_meta_set(NodeMeta *m, const char *key, size_t keylen, char *value)
+{
+    /* a key written twice: the last one wins, as in Python's json */
+    char **slot = node_meta_slot(m, key, keylen);
+    if (slot) {
+        free(*slot);
+        *slot = value;
+        return;
+    }
     m->extra_keys = ep_xrealloc(m->extra_keys, (size_t)(m->nextra + 1) * sizeof *m->extra_keys);
     m->extra_values = ep_xrealloc(m->extra_values, (size_t)(m->nextra + 1) * sizeof *m->extra_values);
     m->extra_keys[m->nextra] = ep_xstrndup(key, keylen);
@@ -117,17 +207,23 @@ void node_meta_set(NodeMeta *m, const char *key, size_t keylen, char *value)
     m->nextra++;
 }
 
-char *node_first_output_name(const Node *n)
+const char *node_first_output_ref(const Node *n)
 {
     for (int i = 0; i < n->noutputs; i++) {
         const Arg *a = &n->outputs[i];
         if (a->ref)
-            return ep_xstrdup(a->ref);
+            return a->ref;
         for (int k = 0; k < a->n; k++)
             if (a->items[k].ref)
-                return ep_xstrdup(a->items[k].ref);
+                return a->items[k].ref;
     }
     return NULL;
+}
+
+char *node_first_output_name(const Node *n)
+{
+    const char *ref = node_first_output_ref(n);
+    return ref ? ep_xstrdup(ref) : NULL;
 }
 
 static void graph_free_contents(Graph *g)
@@ -141,6 +237,7 @@ static void graph_free_contents(Graph *g)
     for (int i = 0; i < g->nnodes; i++)
         node_free(&g->nodes[i]);
     free(g->nodes);
+    name_arena_free(g->names);
     strmap_free(&g->tensor_values, tensor_meta_free);
     strmap_free(&g->sym_int_values, symdim_free);
     strmap_free(&g->sym_bool_values, sym_scalar_free);

@@ -117,6 +117,10 @@ typedef struct Node {
     Arg *outputs;
     NodeMeta meta;
     bool is_hop_single_tensor_return;
+    /* name, target, the inputs' names, the tensor references and the four
+    ** known metadata strings are in the graph's name arena (read by
+    ** node_reader.c), not each its own malloc: node_free leaves them */
+    bool strings_in_arena;
     const OpDef *op;    /* NULL: epdbg has no kernel for target */
 } Node;
 
@@ -132,6 +136,7 @@ struct Graph {
     StrMap sym_bool_values; /* name -> SymScalarMeta* */
     StrMap sym_float_values;
     bool is_single_tensor_return;
+    struct NameArena *names; /* the strings of its nodes that have strings_in_arena */
 };
 
 typedef enum InputKind {

@@ -780,58 +780,102 @@ long program_load_fast_nodes(void)
     return nodes_read_fast;
 }
 
+static long metas_read_fast;
+
+long program_load_fast_metas(void)
+{
+    return metas_read_fast;
+}
+
 /* The nodes list read one item at a time from the text: by node_read_fast
 ** when it knows the node's shape, else through cJSON.  Any failure makes
 ** program_load_json read the whole document again as one tree, so that
 ** errors are told exactly as then. */
 static EpStatus parse_nodes_in_pieces(Loader *L, const JPath *np, const JsonHole *h, Graph *g)
 {
-    size_t pos = 0;
-    JsonPiece key, value;
+    size_t pos = 0, at;
+    JsonPiece key;
     int got, cap = 0;
-    while ((got = json_hole_next(L->text, h, &pos, &key, &value)) == 1) {
+    while ((got = json_hole_item(L->text, h, &pos, &key, &at)) == 1) {
         if (g->nnodes == cap) {
             cap = cap ? 2 * cap : 256;
             g->nodes = ep_xrealloc(g->nodes, (size_t)cap * sizeof *g->nodes);
         }
         Node *n = &g->nodes[g->nnodes];
-        if (load_fast && node_read_fast(value.text, value.len, n, g->nnodes)) {
+        if (load_fast && !g->names)
+            g->names = name_arena_new();
+        size_t end = load_fast ? node_read_prefix(L->text + at, h->end - 1 - at, n, g->nnodes, g->names) : 0;
+        if (end) { /* where it ends is known: no other pass over its text */
+            end += at;
             g->nnodes++;
             nodes_read_fast++;
-            continue;
+        } else {
+            if (!(end = json_hole_value_end(L->text, h, at)))
+                return EP_ERR_FORMAT;
+            json_arena_reset(L->pieces);
+            const cJSON *e = json_parse_piece(L->pieces, (JsonPiece){L->text + at, end - at});
+            if (!e)
+                return EP_ERR_FORMAT;
+            memset(n, 0, sizeof *n);
+            IDX(xp, np, g->nnodes);
+            g->nnodes++;
+            EpStatus rc = parse_node(L, &xp, e, n, g->nnodes - 1);
+            if (rc)
+                return rc;
         }
-        json_arena_reset(L->pieces);
-        const cJSON *e = json_parse_piece(L->pieces, value);
-        if (!e)
+        if (json_hole_after(L->text, h, end, &pos) < 0)
             return EP_ERR_FORMAT;
-        memset(n, 0, sizeof *n);
-        IDX(xp, np, g->nnodes);
-        g->nnodes++;
-        EpStatus rc = parse_node(L, &xp, e, n, g->nnodes - 1);
-        if (rc)
-            return rc;
     }
     if (!g->nodes)
         g->nodes = ep_xcalloc(1, sizeof *g->nodes);
     return got < 0 ? EP_ERR_FORMAT : EP_OK;
 }
 
+/* A key of plain bytes (no escape, no control byte), its quotes included. */
+static bool plain_key(JsonPiece key)
+{
+    for (size_t i = 1; i + 1 < key.len; i++)
+        if ((unsigned char)key.text[i] < 0x20 || key.text[i] == '\\')
+            return false;
+    return key.len >= 2;
+}
+
+/* The tensor_values table read one entry at a time, as the nodes are:
+** tensor_meta_read_prefix when it knows the entry's shape, else cJSON. */
 static EpStatus parse_tensor_values_in_pieces(Loader *L, const JPath *tvp, const JsonHole *h, Graph *g)
 {
-    size_t pos = 0;
-    JsonPiece key, value;
+    size_t pos = 0, at;
+    JsonPiece key;
     int got;
-    while ((got = json_hole_next(L->text, h, &pos, &key, &value)) == 1) {
-        json_arena_reset(L->pieces);
-        const cJSON *k = json_parse_piece(L->pieces, key), *e = json_parse_piece(L->pieces, value);
-        if (!cJSON_IsString(k) || !e)
+    while ((got = json_hole_item(L->text, h, &pos, &key, &at)) == 1) {
+        TensorMeta *m = NULL;
+        size_t end = load_fast && plain_key(key) ? tensor_meta_read_prefix(L->text + at, h->end - 1 - at, &m) : 0;
+        if (end) {
+            end += at;
+            metas_read_fast++;
+            char few[128], *name = key.len - 2 < sizeof few ? few : ep_xmalloc(key.len - 1);
+            memcpy(name, key.text + 1, key.len - 2);
+            name[key.len - 2] = '\0';
+            tensor_meta_free(strmap_put(&g->tensor_values, name, m));
+            if (name != few)
+                free(name);
+        } else {
+            if (!(end = json_hole_value_end(L->text, h, at)))
+                return EP_ERR_FORMAT;
+            json_arena_reset(L->pieces);
+            const cJSON *k = json_parse_piece(L->pieces, key),
+                        *e = json_parse_piece(L->pieces, (JsonPiece){L->text + at, end - at});
+            if (!cJSON_IsString(k) || !e)
+                return EP_ERR_FORMAT;
+            SUB(ep, tvp, k->valuestring);
+            m = tensor_meta_new(e);
+            EpStatus rc = parse_tensor_meta(L, &ep, e, m);
+            tensor_meta_free(strmap_put(&g->tensor_values, k->valuestring, m));
+            if (rc)
+                return rc;
+        }
+        if (json_hole_after(L->text, h, end, &pos) < 0)
             return EP_ERR_FORMAT;
-        SUB(ep, tvp, k->valuestring);
-        TensorMeta *m = tensor_meta_new(e);
-        EpStatus rc = parse_tensor_meta(L, &ep, e, m);
-        tensor_meta_free(strmap_put(&g->tensor_values, k->valuestring, m));
-        if (rc)
-            return rc;
     }
     return got < 0 ? EP_ERR_FORMAT : EP_OK;
 }
