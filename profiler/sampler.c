@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "interp/parallel.h"
+
 #ifndef sigev_notify_thread_id
 #define sigev_notify_thread_id _sigev_un._tid
 #endif
@@ -163,6 +165,10 @@ static EpStatus arm_signal(Sampler *s, EpError *err)
         atomic_store(&armed_sampler, NULL);
         return ep_fail(err, EP_ERR_EXEC, "cannot start the sampling timer: %s", strerror(e));
     }
+    /* on the process CPU clock a worker's watch for the next job would be
+    ** counted, and its samples given to the main thread's node */
+    if (s->clock == PROFILE_CLOCK_CPU)
+        ep_set_pool_watch(0);
     return EP_OK;
 }
 
@@ -171,6 +177,7 @@ static void disarm_signal(Sampler *s)
     struct itimerspec off;
     memset(&off, 0, sizeof off);
     timer_settime(s->timer, 0, &off, NULL);
+    ep_set_pool_watch(1);
     atomic_store(&armed_sampler, NULL);
     /* a signal still pending finds no sampler and returns; with the
     ** default action back it would kill the process instead, so a
