@@ -918,11 +918,33 @@ static inline __attribute__((always_inline)) void cv_6x16(int64_t K, const int64
     acc[3][0] = c30, acc[3][1] = c31, acc[4][0] = c40, acc[4][1] = c41, acc[5][0] = c50, acc[5][1] = c51;
 }
 
+/* The same for twelve positions and eight channels (one vector), for
+** layers of at most eight output channels. */
+static inline __attribute__((always_inline)) void cv_12x8(int64_t K, const int64_t *roff, const float *xp,
+                                                           const int64_t *base, const float *wt, V8F acc[12])
+{
+    const float *x0 = xp + base[0], *x1 = xp + base[1], *x2 = xp + base[2], *x3 = xp + base[3];
+    const float *x4 = xp + base[4], *x5 = xp + base[5], *x6 = xp + base[6], *x7 = xp + base[7];
+    const float *x8 = xp + base[8], *x9 = xp + base[9], *x10 = xp + base[10], *x11 = xp + base[11];
+    V8F c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0};
+    V8F c6 = {0}, c7 = {0}, c8 = {0}, c9 = {0}, c10 = {0}, c11 = {0};
+    for (int64_t k = 0; k < K; k++, wt += 8) {
+        const int64_t o = roff[k];
+        const V8F w = *(const V8F *)wt;
+        c0 += x0[o] * w, c1 += x1[o] * w, c2 += x2[o] * w, c3 += x3[o] * w;
+        c4 += x4[o] * w, c5 += x5[o] * w, c6 += x6[o] * w, c7 += x7[o] * w;
+        c8 += x8[o] * w, c9 += x9[o] * w, c10 += x10[o] * w, c11 += x11[o] * w;
+    }
+    acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3, acc[4] = c4, acc[5] = c5;
+    acc[6] = c6, acc[7] = c7, acc[8] = c8, acc[9] = c9, acc[10] = c10, acc[11] = c11;
+}
+
 typedef struct ConvCvJob {
     const ConvGeom *g;
-    int64_t K, PH, PW, nblk; /* nblk blocks of 16 output channels */
+    int64_t K, PH, PW;
+    int64_t cb, nblk; /* nblk blocks of cb (8 or 16) output channels */
     const int64_t *roff, *base; /* K tap offsets; L_out position bases */
-    const float *X, *wt, *bias; /* wt: per block [K, 16]; bias padded to 16 nblk */
+    const float *X, *wt, *bias; /* wt: per block [K, cb]; bias padded to cb nblk */
     float *O;
     atomic_int failed;
 } ConvCvJob;
@@ -940,26 +962,35 @@ static void cv_pad(const ConvGeom *g, int64_t nch, int64_t PH, int64_t PW, const
 __attribute__((target_clones("avx2", "default")))
 static void cv_image(const ConvCvJob *j, const float *xp, float *o, int64_t cout_g, const float *wt, const float *bias)
 {
-    const int64_t L_out = prod3(j->g->out);
+    const int64_t L_out = prod3(j->g->out), cb = j->cb, pb = cb == 16 ? 6 : 12; /* positions per block */
     for (int64_t blk = 0; blk < j->nblk; blk++)
-        for (int64_t p0 = 0; p0 < L_out; p0 += 6) {
-            const int64_t np = L_out - p0 < 6 ? L_out - p0 : 6;
-            int64_t base[6];
-            for (int p = 0; p < 6; p++) /* a short block repeats its last position */
+        for (int64_t p0 = 0; p0 < L_out; p0 += pb) {
+            const int64_t np = L_out - p0 < pb ? L_out - p0 : pb;
+            int64_t base[12];
+            for (int p = 0; p < pb; p++) /* a short block repeats its last position */
                 base[p] = j->base[p0 + (p < np ? p : np - 1)];
-            V8F acc[6][2];
-            cv_6x16(j->K, j->roff, xp, base, wt + blk * j->K * 16, acc);
-            const int64_t nc = cout_g - blk * 16 < 16 ? cout_g - blk * 16 : 16;
+            V8F acc[12][2];
+            if (cb == 16) {
+                V8F a16[6][2];
+                cv_6x16(j->K, j->roff, xp, base, wt + blk * j->K * 16, a16);
+                memcpy(acc, a16, sizeof a16);
+            } else {
+                V8F a8[12];
+                cv_12x8(j->K, j->roff, xp, base, wt + blk * j->K * 8, a8);
+                for (int p = 0; p < 12; p++)
+                    acc[p][0] = a8[p];
+            }
+            const int64_t nc = cout_g - blk * cb < cb ? cout_g - blk * cb : cb;
             for (int p = 0; p < np; p++) {
                 float lanes[16];
-                for (int v = 0; v < 2; v++) {
+                for (int v = 0; v < cb / 8; v++) {
                     V8F sum = acc[p][v];
                     if (bias)
-                        sum += *(const V8F *)(bias + blk * 16 + 8 * v);
+                        sum += *(const V8F *)(bias + blk * cb + 8 * v);
                     *(V8F *)(lanes + 8 * v) = sum;
                 }
                 for (int64_t l = 0; l < nc; l++)
-                    o[(blk * 16 + l) * L_out + p0 + p] = lanes[l];
+                    o[(blk * cb + l) * L_out + p0 + p] = lanes[l];
             }
         }
 }
@@ -977,8 +1008,8 @@ static void conv_cv_items(void *ctx, int64_t begin, int64_t end)
     for (int64_t it = begin; it < end; it++) { /* it = n * groups + grp */
         const int64_t n = it / g->groups, grp = it % g->groups;
         cv_pad(g, cin_g, j->PH, j->PW, j->X + (n * g->cin + grp * cin_g) * L_in, xp);
-        cv_image(j, xp, j->O + (n * g->cout + grp * cout_g) * L_out, cout_g, j->wt + grp * j->nblk * j->K * 16,
-                 j->bias ? j->bias + grp * j->nblk * 16 : NULL);
+        cv_image(j, xp, j->O + (n * g->cout + grp * cout_g) * L_out, cout_g, j->wt + grp * j->nblk * j->K * j->cb,
+                 j->bias ? j->bias + grp * j->nblk * j->cb : NULL);
     }
     free(xp);
 }
@@ -994,13 +1025,13 @@ static bool conv_cv_fits(const ConvGeom *g)
 static EpStatus conv_cv(OpCall *c, const ConvGeom *g, const float *X, const float *W, const float *B, float *O)
 {
     const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, KK = prod3(g->k);
-    const int64_t L_out = prod3(g->out), nblk = (cout_g + 15) / 16;
-    ConvCvJob j = {.g = g, .K = cin_g * KK, .nblk = nblk, .X = X, .O = O};
+    const int64_t L_out = prod3(g->out), cb = cout_g <= 8 ? 8 : 16, nblk = (cout_g + cb - 1) / cb;
+    ConvCvJob j = {.g = g, .K = cin_g * KK, .cb = cb, .nblk = nblk, .X = X, .O = O};
     atomic_init(&j.failed, 0);
     j.PH = g->in[1] + g->pad_lo[1] + g->pad_hi[1];
     j.PW = g->in[2] + g->pad_lo[2] + g->pad_hi[2];
     int64_t *roff = malloc((size_t)(j.K + L_out) * sizeof(int64_t));
-    float *wt = calloc((size_t)(g->groups * nblk * 16 * (j.K + 1)), sizeof(float));
+    float *wt = calloc((size_t)(g->groups * nblk * cb * (j.K + 1)), sizeof(float));
     if (!roff || !wt) {
         free(roff);
         free(wt);
@@ -1014,20 +1045,20 @@ static EpStatus conv_cv(OpCall *c, const ConvGeom *g, const float *X, const floa
     for (int64_t oh = 0; oh < g->out[1]; oh++)
         for (int64_t ow = 0; ow < g->out[2]; ow++)
             base[oh * g->out[2] + ow] = oh * g->stride[1] * j.PW + ow * g->stride[2];
-    /* wt[grp][blk][k][16] = W[grp cout_g + blk 16 + l][k], zeros past cout_g;
-    ** then the bias, padded alike */
-    float *bias = B ? wt + g->groups * nblk * 16 * j.K : NULL;
+    /* wt[grp][blk][k][cb] = W[grp cout_g + blk cb + l][k], zeros past
+    ** cout_g; then the bias, padded alike */
+    float *bias = B ? wt + g->groups * nblk * cb * j.K : NULL;
     for (int64_t grp = 0; grp < g->groups; grp++)
         for (int64_t co = 0; co < cout_g; co++) {
             const float *wrow = W + (grp * cout_g + co) * j.K;
-            float *dst = wt + ((grp * nblk + co / 16) * j.K) * 16 + co % 16;
+            float *dst = wt + ((grp * nblk + co / cb) * j.K) * cb + co % cb;
             for (int64_t k = 0; k < j.K; k++)
-                dst[k * 16] = wrow[k];
+                dst[k * cb] = wrow[k];
             if (bias)
-                bias[grp * nblk * 16 + co] = B[grp * cout_g + co];
+                bias[grp * nblk * cb + co] = B[grp * cout_g + co];
         }
     j.roff = roff, j.base = base, j.wt = wt, j.bias = bias;
-    const int64_t work = nblk * 16 * j.K * L_out;
+    const int64_t work = nblk * cb * j.K * L_out;
     ep_parallel_for(g->n * g->groups, CONV_SG_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_cv_items, &j);
     free(roff);
     free(wt);
