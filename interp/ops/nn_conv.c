@@ -7,7 +7,10 @@
 ** Two implementations, as for matrix products: with BLAS, im2col + GEMM
 ** per (image, group) for the forward convolution and GEMM + col2im for the
 ** transposed one; without, direct loops that accumulate each output in
-** double (float types) or wrapping uint64 (integers).  float16 and bfloat16
+** double (float types) or wrapping uint64 (integers).  The BLAS side has
+** float32 fast paths of its own: depthwise planes, small images with the
+** output channels in the vector lanes, and a register-blocked GEMM on
+** im2col tiles over the batch (see their sections).  float16 and bfloat16
 ** compute in float32 and round once (PyTorch 1.13 has no float16 CPU
 ** convolution; modern PyTorch computes it in float32).
 **
@@ -812,7 +815,7 @@ static void conv_sg_items(void *ctx, int64_t begin, int64_t end)
     const int64_t L_in = prod3(g->in), L_out = prod3(g->out);
     const int64_t width = j->ipb > 1 ? j->ipb * L_out : j->tile, ld = (width + SG_NR - 1) / SG_NR * SG_NR;
     /* zeroed: the padding columns are read, so they must be defined */
-    float *cols = calloc((size_t)(j->K * ld), sizeof(float));
+    float *cols = calloc((size_t)(j->K * ld + 1), sizeof(float)); /* + 1: never calloc(0) */
     float *scratch = j->ipb > 1 ? malloc((size_t)(cout_g * ld) * sizeof(float)) : NULL;
     if (!cols || (j->ipb > 1 && !scratch)) {
         atomic_store(&j->failed, 1);
@@ -1000,7 +1003,7 @@ static void conv_cv_items(void *ctx, int64_t begin, int64_t end)
     ConvCvJob *j = ctx;
     const ConvGeom *g = j->g;
     const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out);
-    float *xp = malloc((size_t)(cin_g * j->PH * j->PW) * sizeof(float));
+    float *xp = malloc((size_t)(cin_g * j->PH * j->PW + 1) * sizeof(float)); /* + 1: never malloc(0) */
     if (!xp) {
         atomic_store(&j->failed, 1);
         return;
