@@ -42,6 +42,14 @@ static const Row ROWS[] = {
     {"3x3 s2 64->128 on 8x64x56x56", 8, 64, 56, 56, 128, 3, 1, 2, 1},
     {"1x1 s2 64->128 on 8x64x56x56", 8, 64, 56, 56, 128, 1, 1, 2, 0},
     {"depthwise 3x3 s2 on 8x96x112x112", 8, 96, 112, 112, 96, 3, 96, 2, 1},
+    /* the three stages of bench/models.c's ResNet-style CNN at batch 32 and
+    ** at batch 1 (examples/gen/benchmodels.c: 8, 16, 32 channels) */
+    {"cnn 3x3 8->8 on 32x8x16x16", 32, 8, 16, 16, 8, 3, 1, 1, 1},
+    {"cnn 3x3 16->16 on 32x16x8x8", 32, 16, 8, 8, 16, 3, 1, 1, 1},
+    {"cnn 3x3 32->32 on 32x32x4x4", 32, 32, 4, 4, 32, 3, 1, 1, 1},
+    {"cnn 3x3 8->8 on 1x8x16x16", 1, 8, 16, 16, 8, 3, 1, 1, 1},
+    {"cnn 3x3 16->16 on 1x16x8x8", 1, 16, 8, 8, 16, 3, 1, 1, 1},
+    {"cnn 3x3 32->32 on 1x32x4x4", 1, 32, 4, 4, 32, 3, 1, 1, 1},
 };
 
 static Tensor *randn(int ndim, const int64_t *sizes)

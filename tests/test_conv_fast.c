@@ -291,6 +291,147 @@ START_TEST(test_conv_strided_matches_reference)
 }
 END_TEST
 
+/* ---- small-image and batched float32 convolutions ------------------------------------- */
+
+/* out = the products w * x of the window in (ci, kh, kw) order added into
+** 0 in float32, then the bias: the order both float32 paths promise (taps
+** in the padding add 0 * w, which leaves a sum unchanged for finite w). */
+static Tensor *conv2d_expected(const Tensor *x, const Tensor *w, const Tensor *b, const int64_t *st, const int64_t *pd,
+                               const int64_t *dl, int64_t groups)
+{
+    const int64_t N = x->sizes[0], C = x->sizes[1], H = x->sizes[2], W = x->sizes[3];
+    const int64_t CO = w->sizes[0], CI = w->sizes[1], KH = w->sizes[2], KW = w->sizes[3];
+    const int64_t OH = (H + 2 * pd[0] - dl[0] * (KH - 1) - 1) / st[0] + 1;
+    const int64_t OW = (W + 2 * pd[1] - dl[1] * (KW - 1) - 1) / st[1] + 1;
+    int64_t osz[4] = {N, CO, OH, OW};
+    Tensor *o = tensor_empty(DT_F32, 4, osz, &(EpError){0});
+    const float *X = tensor_data((Tensor *)x), *Wt = tensor_data((Tensor *)w), *B = b ? tensor_data((Tensor *)b) : NULL;
+    float *O = tensor_data(o);
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t co = 0; co < CO; co++)
+            for (int64_t oh = 0; oh < OH; oh++)
+                for (int64_t ow = 0; ow < OW; ow++) {
+                    float acc = 0;
+                    for (int64_t ci = 0; ci < CI; ci++)
+                        for (int64_t kh = 0; kh < KH; kh++)
+                            for (int64_t kw = 0; kw < KW; kw++) {
+                                int64_t ih = oh * st[0] - pd[0] + kh * dl[0], iw = ow * st[1] - pd[1] + kw * dl[1];
+                                if (ih < 0 || ih >= H || iw < 0 || iw >= W)
+                                    continue;
+                                int64_t cin = co / (CO / groups) * CI + ci;
+                                float t = Wt[((co * CI + ci) * KH + kh) * KW + kw] * X[((n * C + cin) * H + ih) * W + iw];
+                                acc = acc + t;
+                            }
+                    if (B)
+                        acc = acc + B[co];
+                    O[((n * CO + co) * OH + oh) * OW + ow] = acc;
+                }
+    (void)C;
+    return o;
+}
+
+typedef struct SmallCase {
+    int64_t sizes[4], cout, k[2], stride[2], pad[2], dil[2], groups;
+    bool bias;
+} SmallCase;
+
+/* The first rows take the path with output channels in the lanes (small
+** padded inputs): channel counts below, at and past its 16-channel block,
+** position counts not a multiple of its 6-position block; the last rows
+** the GEMM on im2col tiles (inputs too big for that path, K <= 256), with
+** several images per tile and tiles inside one image. */
+static const SmallCase SMALLS[] = {
+    {{3, 8, 16, 16}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},     /* the ResNet-style CNN's stages */
+    {{2, 16, 8, 8}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
+    {{5, 32, 4, 4}, 32, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, false},
+    {{2, 3, 16, 16}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},     /* cnn.pt2's first conv */
+    {{1, 5, 7, 9}, 21, {3, 2}, {2, 1}, {1, 0}, {1, 2}, 1, true},      /* odd everything, dilated */
+    {{2, 6, 5, 5}, 4, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 2, true},       /* 1x1, grouped */
+    {{1, 4, 3, 3}, 33, {3, 3}, {1, 1}, {2, 2}, {1, 1}, 1, false},     /* pad 2, 33 channels */
+    {{3, 6, 11, 6}, 9, {5, 3}, {3, 2}, {2, 1}, {1, 1}, 3, true},      /* stride 3, grouped 3 */
+    {{2, 64, 24, 24}, 20, {1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, true},   /* im2col tiles of several images */
+    {{1, 16, 45, 50}, 7, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},    /* tiles inside one image */
+    {{3, 8, 40, 33}, 10, {3, 3}, {2, 1}, {1, 1}, {1, 1}, 2, false},   /* grouped, stride 2 rows */
+};
+
+START_TEST(test_conv_small_same_bits_as_float_order)
+{
+    for (size_t i = 0; i < sizeof SMALLS / sizeof *SMALLS; i++) {
+        const SmallCase *sc = &SMALLS[i];
+        int64_t wsz[4] = {sc->cout, sc->sizes[1] / sc->groups, sc->k[0], sc->k[1]}, bsz[1] = {sc->cout};
+        Tensor *x = filled(DT_F32, 4, sc->sizes, 700 + i), *w = filled(DT_F32, 4, wsz, 800 + i);
+        Tensor *b = sc->bias ? filled(DT_F32, 1, bsz, 900 + i) : NULL;
+        if (i == 4) { /* NaN and inf inputs */
+            ((float *)tensor_data(x))[7] = NAN;
+            ((float *)tensor_data(x))[30] = -INFINITY;
+        }
+        int64_t op[2] = {0, 0};
+        Value vals[9] = {value_tensor(x), value_tensor(w), b ? value_tensor(b) : value_none(),
+                         value_int_list(2, sc->stride), value_int_list(2, sc->pad), value_int_list(2, sc->dil),
+                         value_bool(false), value_int_list(2, op), value_int(sc->groups)};
+        char what[128];
+        snprintf(what, sizeof what, "small conv2d case %zu", i);
+        Tensor *want = conv2d_expected(x, w, b, sc->stride, sc->pad, sc->dil, sc->groups);
+        check_conv(what, vals, want);
+        tensor_unref(want);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
+/* bfloat16 and float16 compute in float32 and round once, 1-D and 3-D go
+** through the same paths: close to the reference, the same bits at any
+** thread count. */
+START_TEST(test_conv_small_halves_and_ranks)
+{
+    static const struct {
+        DType dt;
+        int ndim;
+        int64_t sizes[5], wsizes[5];
+    } cases[] = {
+        {DT_BF16, 4, {2, 8, 6, 6}, {12, 8, 3, 3}},
+        {DT_F16, 4, {3, 4, 5, 7}, {5, 4, 3, 3}},
+        {DT_F32, 3, {2, 6, 40}, {10, 6, 5}},
+        {DT_F32, 5, {2, 3, 4, 6, 5}, {7, 3, 3, 3, 3}},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        const int nsp = cases[i].ndim - 2;
+        int64_t bsz[1] = {cases[i].wsizes[0]}, ones[3] = {1, 1, 1}, zeros[3] = {0, 0, 0};
+        Tensor *x = filled(cases[i].dt, cases[i].ndim, cases[i].sizes, 1000 + i);
+        Tensor *w = filled(cases[i].dt, cases[i].ndim, cases[i].wsizes, 1100 + i);
+        Tensor *b = filled(cases[i].dt, 1, bsz, 1200 + i);
+        Value vals[9] = {value_tensor(x),          value_tensor(w),           value_tensor(b),
+                         value_int_list(nsp, ones), value_int_list(nsp, ones), value_int_list(nsp, ones),
+                         value_bool(false),         value_int_list(nsp, zeros), value_int(1)};
+        char what[128];
+        snprintf(what, sizeof what, "conv case %zu (%s, rank %d)", i, dtype_meta_name(cases[i].dt), cases[i].ndim);
+        ep_set_threads(1);
+        Tensor *one = oprun("aten.convolution.default", 9, vals, true, 0);
+        if (cases[i].dt == DT_F32) {
+            check_conv(what, vals, one);
+        } else { /* one rounding apart from the reference's: compare in float32 at half precision */
+            check_fast(what, "aten.convolution.default", 9, vals, 0, one);
+            Tensor *ref = oprun("aten.convolution.default", 9, vals, false, 0);
+            EpError err;
+            Tensor *a = tensor_to_dtype(one, DT_F32, &err), *r = tensor_to_dtype(ref, DT_F32, &err);
+            char msg[512];
+            ck_assert_msg(tensors_close(a, r, 2e-2, 2e-2, msg, sizeof msg), "%s: %s", what, msg);
+            tensor_unref(a);
+            tensor_unref(r);
+            tensor_unref(ref);
+            for (int v = 3; v < 9; v++)
+                value_clear(&vals[v]);
+        }
+        tensor_unref(one);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
 Suite *suite_conv_fast(void)
 {
     Suite *s = suite_create("conv_fast");
@@ -300,6 +441,8 @@ Suite *suite_conv_fast(void)
     tcase_add_test(tc, test_avg_pools_same_bits_as_reference);
     tcase_add_test(tc, test_depthwise_same_bits_as_float_order);
     tcase_add_test(tc, test_conv_strided_matches_reference);
+    tcase_add_test(tc, test_conv_small_same_bits_as_float_order);
+    tcase_add_test(tc, test_conv_small_halves_and_ranks);
     suite_add_tcase(s, tc);
     return s;
 }

@@ -7,7 +7,10 @@
 ** Two implementations, as for matrix products: with BLAS, im2col + GEMM
 ** per (image, group) for the forward convolution and GEMM + col2im for the
 ** transposed one; without, direct loops that accumulate each output in
-** double (float types) or wrapping uint64 (integers).  float16 and bfloat16
+** double (float types) or wrapping uint64 (integers).  The BLAS side has
+** float32 fast paths of its own: depthwise planes, small images with the
+** output channels in the vector lanes, and a register-blocked GEMM on
+** im2col tiles over the batch (see their sections).  float16 and bfloat16
 ** compute in float32 and round once (PyTorch 1.13 has no float16 CPU
 ** convolution; modern PyTorch computes it in float32).
 **
@@ -302,17 +305,18 @@ static void copy_stride2_4(uint32_t *dst, const uint32_t *src, int64_t n)
 ** for the output positions t = (od, oh, ow) in [t0, t1): one tile of the
 ** im2col matrix, walked in runs along ow, each run zeros, a copy (a plain
 ** one when unstrided, a vector one at stride 2 for 4-byte elements) and
-** zeros.  Only element size matters for a copy,
+** zeros; the rows are ld elements apart.  Only element size matters for a copy,
 ** so it is stamped for 4- and 8-byte elements. */
 #define IM2COL(NAME, E)                                                                                    \
-    static void NAME(const ConvGeom *g, int64_t nch, const E *x, int64_t t0, int64_t t1, E *cols)       \
+    static void NAME(const ConvGeom *g, int64_t nch, const E *x, int64_t t0, int64_t t1, E *cols, int64_t ld) \
     {                                                                                                    \
         const int64_t OW = g->out[2], OHW = g->out[1] * OW, IW = g->in[2], sw = g->stride[2];            \
-        E *dst = cols;                                                                                   \
+        int64_t row = 0;                                                                                 \
         for (int64_t ci = 0; ci < nch; ci++)                                                             \
             for (int64_t kd = 0; kd < g->k[0]; kd++)                                                     \
                 for (int64_t kh = 0; kh < g->k[1]; kh++)                                                 \
-                    for (int64_t kw = 0; kw < g->k[2]; kw++) {                                           \
+                    for (int64_t kw = 0; kw < g->k[2]; kw++, row++) {                                    \
+                        E *dst = cols + row * ld;                                                        \
                         const E *xc = x + ci * prod3(g->in);                                             \
                         const int64_t off = kw * g->dil[2] - g->pad_lo[2];                               \
                         int64_t lo, hi;                                                                  \
@@ -460,9 +464,9 @@ static void conv_items(void *ctx, int64_t begin, int64_t end)
         NnMat mx = {(void *)(x + t0 * es), L_in, 1};
         if (!j->pointwise) {
             if (es == 4)
-                im2col_4(g, cin_g, (const uint32_t *)x, t0, t1, (uint32_t *)cols);
+                im2col_4(g, cin_g, (const uint32_t *)x, t0, t1, (uint32_t *)cols, t1 - t0);
             else
-                im2col_8(g, cin_g, (const uint64_t *)x, t0, t1, (uint64_t *)cols);
+                im2col_8(g, cin_g, (const uint64_t *)x, t0, t1, (uint64_t *)cols, t1 - t0);
             mx = (NnMat){cols, t1 - t0, 1};
         }
         if (j->B)
@@ -655,6 +659,417 @@ static void depthwise_items(void *ctx, int64_t begin, int64_t end)
     free(ph);
 }
 
+/* ---- float32: im2col over several images and a register-blocked GEMM ----------- */
+
+/* The CNNs' convolutions are small (8-32 channels on 16x16 and smaller
+** images): per image, OpenBLAS's packing and call cost more than its
+** arithmetic, and at 4x4 an image gives it only 16 columns.  So float32
+** convolutions whose window holds at most CONV_SG_MAX_K inputs go through
+** the GEMM below, on im2col tiles that hold several whole images when the
+** images are small: the GEMM's columns then run over the batch. */
+#define CONV_SG_MAX_K 256
+/* im2col tiles of about this many elements (256 KiB): it stays in L2
+** while the GEMM reads it once per block of rows */
+#define CONV_SG_TILE (INT64_C(1) << 16)
+/* multiply-adds a chunk of the pool should hold at least: ~25 us */
+#define CONV_SG_CHUNK_WORK (INT64_C(1) << 19)
+
+/* The GEMM's register block: SG_MR rows by SG_NR columns, 12 vectors of
+** eight sums.  Without fused multiply-add (see axpy_row) each step is a
+** multiply then an add into its sum; 12 independent sums keep the add
+** units busy while the multiplies run alongside. */
+#define SG_MR 4
+#define SG_NR 24
+
+/* acc[r][v] = sum over k < K, in order, of a[r lda + k] * b[k ldb + 8 v ...]
+** for r < 4: the sums spelled out as twelve variables, which GCC keeps in
+** registers (an array indexed in a loop it leaves in memory). */
+static inline __attribute__((always_inline)) void sgemm_4x24(int64_t K, const float *a, int64_t lda, const float *b,
+                                                              int64_t ldb, V8F acc[SG_MR][3])
+{
+    V8F c00 = {0}, c01 = {0}, c02 = {0}, c10 = {0}, c11 = {0}, c12 = {0};
+    V8F c20 = {0}, c21 = {0}, c22 = {0}, c30 = {0}, c31 = {0}, c32 = {0};
+    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
+    for (int64_t k = 0; k < K; k++, b += ldb) {
+        const V8F b0 = *(const V8F *)b, b1 = *(const V8F *)(b + 8), b2 = *(const V8F *)(b + 16);
+        const float w0 = a0[k], w1 = a1[k], w2 = a2[k], w3 = a3[k];
+        c00 += w0 * b0, c01 += w0 * b1, c02 += w0 * b2;
+        c10 += w1 * b0, c11 += w1 * b1, c12 += w1 * b2;
+        c20 += w2 * b0, c21 += w2 * b1, c22 += w2 * b2;
+        c30 += w3 * b0, c31 += w3 * b1, c32 += w3 * b2;
+    }
+    acc[0][0] = c00, acc[0][1] = c01, acc[0][2] = c02;
+    acc[1][0] = c10, acc[1][1] = c11, acc[1][2] = c12;
+    acc[2][0] = c20, acc[2][1] = c21, acc[2][2] = c22;
+    acc[3][0] = c30, acc[3][1] = c31, acc[3][2] = c32;
+}
+
+/* The same for one row (the rows left over below a multiple of four). */
+static inline __attribute__((always_inline)) void sgemm_1x24(int64_t K, const float *a, const float *b, int64_t ldb,
+                                                              V8F acc[3])
+{
+    V8F c0 = {0}, c1 = {0}, c2 = {0};
+    for (int64_t k = 0; k < K; k++, b += ldb) {
+        c0 += a[k] * *(const V8F *)b;
+        c1 += a[k] * *(const V8F *)(b + 8);
+        c2 += a[k] * *(const V8F *)(b + 16);
+    }
+    acc[0] = c0, acc[1] = c1, acc[2] = c2;
+}
+
+/* C[i, j] = sum over k of A[i, k] B[k, j], plus bias[i] (bias may be NULL),
+** for i < m, j < n.  B's rows must be readable up to n rounded up to SG_NR
+** (the im2col tile is padded; those columns are computed and dropped).
+** Each C[i, j] is one sum in k order, then the bias: the same bits however
+** the columns are cut into tiles. */
+__attribute__((target_clones("avx2", "default")))
+static void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+                       const float *bias, float *C, int64_t ldc)
+{
+    for (int64_t j = 0; j < n; j += SG_NR)
+        for (int64_t i = 0; i < m; i += SG_MR) {
+            const int mr = m - i < SG_MR ? (int)(m - i) : SG_MR;
+            const int64_t nc = n - j < SG_NR ? n - j : SG_NR;
+            const float *a = A + i * lda;
+            V8F acc[SG_MR][3];
+            if (mr == SG_MR)
+                sgemm_4x24(K, a, lda, B + j, ldb, acc);
+            else
+                for (int r = 0; r < mr; r++)
+                    sgemm_1x24(K, a + r * lda, B + j, ldb, acc[r]);
+            for (int r = 0; r < mr; r++) {
+                float row[SG_NR], *c = C + (i + r) * ldc + j;
+                float *dst = nc == SG_NR ? c : row;
+                for (int v = 0; v < 3; v++) {
+                    V8F sum = acc[r][v];
+                    if (bias)
+                        sum += bias[i + r];
+                    *(V8F *)(dst + 8 * v) = sum;
+                }
+                if (dst == row)
+                    memcpy(c, row, (size_t)nc * sizeof(float));
+            }
+        }
+}
+
+/* The im2col of one whole image of a convolution without depth (2-D, or
+** 1-D): cols[(ci, kh, kw), (oh, ow)], rows ld apart.  The general IM2COL
+** divides per run to find its row; on the CNNs' 4x4 to 16x16 images the
+** runs are 4 to 16 long, so this walks rows directly, and copies eight
+** at a time (GCC -O2 leaves the copy loop scalar) rather than by memcpy
+** calls. */
+__attribute__((target_clones("avx2", "default")))
+static void im2col_2d_f32(const ConvGeom *g, int64_t nch, const float *x, float *cols, int64_t ld)
+{
+    const int64_t IH = g->in[1], IW = g->in[2], OH = g->out[1], OW = g->out[2], sw = g->stride[2];
+    int64_t row = 0;
+    for (int64_t ci = 0; ci < nch; ci++)
+        for (int64_t kh = 0; kh < g->k[1]; kh++)
+            for (int64_t kw = 0; kw < g->k[2]; kw++, row++) {
+                const float *xc = x + ci * IH * IW;
+                const int64_t off = kw * g->dil[2] - g->pad_lo[2];
+                int64_t lo, hi;
+                conv_valid_run(OW, IW, sw, off, &lo, &hi);
+                hi = hi > lo ? hi : lo;
+                float *dst = cols + row * ld;
+                for (int64_t oh = 0; oh < OH; oh++, dst += OW) {
+                    const int64_t ih = oh * g->stride[1] - g->pad_lo[1] + kh * g->dil[1];
+                    if (ih < 0 || ih >= IH) {
+                        memset(dst, 0, (size_t)OW * sizeof(float));
+                        continue;
+                    }
+                    const float *xrow = xc + ih * IW + off;
+                    int64_t ow = 0;
+                    for (; ow < lo; ow++)
+                        dst[ow] = 0;
+                    if (sw == 1) {
+                        for (; ow + 8 <= hi; ow += 8)
+                            *(V8F *)(dst + ow) = *(const V8F *)(xrow + ow);
+                        for (; ow < hi; ow++)
+                            dst[ow] = xrow[ow];
+                    } else
+                        for (; ow < hi; ow++)
+                            dst[ow] = xrow[ow * sw];
+                    for (; ow < OW; ow++)
+                        dst[ow] = 0;
+                }
+            }
+}
+
+/* The float32 convolution cut into items (block of images, group, tile of
+** output positions): with images per block ipb > 1 a tile is the blocks'
+** whole images side by side, else a tile of one image's positions. */
+typedef struct ConvSgJob {
+    const ConvGeom *g;
+    int64_t K, ipb, nblocks, tile, ntiles;
+    const float *X, *W, *B;
+    float *O;
+    atomic_int failed;
+} ConvSgJob;
+
+static void conv_sg_items(void *ctx, int64_t begin, int64_t end)
+{
+    ConvSgJob *j = ctx;
+    const ConvGeom *g = j->g;
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups;
+    const int64_t L_in = prod3(g->in), L_out = prod3(g->out);
+    const int64_t width = j->ipb > 1 ? j->ipb * L_out : j->tile, ld = (width + SG_NR - 1) / SG_NR * SG_NR;
+    /* zeroed: the padding columns are read, so they must be defined */
+    float *cols = calloc((size_t)(j->K * ld + 1), sizeof(float)); /* + 1: never calloc(0) */
+    float *scratch = j->ipb > 1 ? malloc((size_t)(cout_g * ld) * sizeof(float)) : NULL;
+    if (!cols || (j->ipb > 1 && !scratch)) {
+        atomic_store(&j->failed, 1);
+        goto done;
+    }
+    for (int64_t it = begin; it < end; it++) {
+        const int64_t tile = it % j->ntiles, grp = it / j->ntiles % g->groups, blk = it / j->ntiles / g->groups;
+        const int64_t n0 = blk * j->ipb, n1 = n0 + j->ipb < g->n ? n0 + j->ipb : g->n;
+        const int64_t t0 = tile * j->tile, t1 = t0 + j->tile < L_out ? t0 + j->tile : L_out, tw = t1 - t0;
+        for (int64_t n = n0; n < n1; n++) {
+            const float *x = j->X + (n * g->cin + grp * cin_g) * L_in;
+            if (tw == L_out && g->k[0] == 1 && g->in[0] == 1)
+                im2col_2d_f32(g, cin_g, x, cols + (n - n0) * tw, ld);
+            else
+                im2col_4(g, cin_g, (const uint32_t *)x, t0, t1, (uint32_t *)cols + (n - n0) * tw, ld);
+        }
+        const float *w = j->W + grp * cout_g * j->K, *bias = j->B ? j->B + grp * cout_g : NULL;
+        if (n1 - n0 == 1) {
+            conv_sgemm(cout_g, tw, j->K, w, j->K, cols, ld, bias, j->O + (n0 * g->cout + grp * cout_g) * L_out + t0,
+                       L_out);
+            continue;
+        }
+        /* several images: their columns side by side, then each image's rows
+        ** to its place in the output */
+        conv_sgemm(cout_g, (n1 - n0) * L_out, j->K, w, j->K, cols, ld, bias, scratch, ld);
+        for (int64_t n = n0; n < n1; n++)
+            for (int64_t co = 0; co < cout_g; co++)
+                memcpy(j->O + (n * g->cout + grp * cout_g + co) * L_out, scratch + co * ld + (n - n0) * L_out,
+                       (size_t)L_out * sizeof(float));
+    }
+done:
+    free(cols);
+    free(scratch);
+}
+
+static EpStatus conv_sg(OpCall *c, const ConvGeom *g, const float *X, const float *W, const float *B, float *O)
+{
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, L_out = prod3(g->out);
+    ConvSgJob j = {.g = g, .K = cin_g * prod3(g->k), .X = X, .W = W, .B = B, .O = O};
+    atomic_init(&j.failed, 0);
+    const int64_t per_image = j.K * L_out;
+    if (2 * per_image <= CONV_SG_TILE) { /* small images: whole ones side by side */
+        j.ipb = CONV_SG_TILE / per_image;
+        j.ipb = j.ipb < g->n ? j.ipb : g->n;
+        j.tile = L_out;
+        j.ntiles = 1;
+    } else { /* tiles of about equal width, a multiple of SG_NR but the last */
+        int64_t want = CONV_SG_TILE / j.K;
+        want = want < CONV_TILE_MIN ? CONV_TILE_MIN : want;
+        j.ipb = 1;
+        j.ntiles = (L_out + want - 1) / want;
+        j.tile = ((L_out + j.ntiles - 1) / j.ntiles + SG_NR - 1) / SG_NR * SG_NR;
+        j.tile = j.tile < L_out ? j.tile : L_out;
+        j.ntiles = (L_out + j.tile - 1) / j.tile;
+    }
+    j.nblocks = (g->n + j.ipb - 1) / j.ipb;
+    const int64_t work = cout_g * j.K * j.ipb * j.tile;
+    ep_parallel_for(j.nblocks * g->groups * j.ntiles, CONV_SG_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_sg_items,
+                    &j);
+    if (atomic_load(&j.failed))
+        return op_fail(c, "out of memory for a %lldx%lld im2col tile", (long long)j.K, (long long)(j.ipb * j.tile));
+    return EP_OK;
+}
+
+/* ---- float32 2-D: output channels in the vector lanes ------------------------------ */
+
+/* On small images (the CNNs' 4x4 to 16x16) even a fast im2col costs more
+** than the GEMM after it: it writes every input K / channels times, in runs
+** of 4 to 16.  So those convolutions skip it: each image's input is copied
+** once into zero-padded planes, and each output position reads its window
+** straight from them, a tap at the offset roff[k] from the position's
+** base, times a vector of eight output channels' weights (the weight
+** transposed to [K, channels]).  A block of positions by output channels
+** stays in registers over the whole window; then each lane goes to its
+** channel's plane.  Taps in the padding multiply zeros, as the im2col path
+** does.  Each output is one sum over k in order, plus the bias. */
+#define CV_MAX_LOUT 1024 /* output positions per image at most */
+/* and padded input planes of at most this many elements (128 KiB): the
+** windows gather across all the planes, which must stay in L2 (on bigger
+** ones OpenBLAS's packed GEMM wins) */
+#define CV_MAX_INPUT (INT64_C(1) << 15)
+
+/* acc[p][v] = sum over k < K of xp[base[p] + roff[k]] * wt[16 k + 8 v ...]
+** for six positions p and sixteen channels (two vectors). */
+static inline __attribute__((always_inline)) void cv_6x16(int64_t K, const int64_t *roff, const float *xp,
+                                                           const int64_t *base, const float *wt, V8F acc[6][2])
+{
+    const float *x0 = xp + base[0], *x1 = xp + base[1], *x2 = xp + base[2];
+    const float *x3 = xp + base[3], *x4 = xp + base[4], *x5 = xp + base[5];
+    V8F c00 = {0}, c01 = {0}, c10 = {0}, c11 = {0}, c20 = {0}, c21 = {0};
+    V8F c30 = {0}, c31 = {0}, c40 = {0}, c41 = {0}, c50 = {0}, c51 = {0};
+    for (int64_t k = 0; k < K; k++, wt += 16) {
+        const int64_t o = roff[k];
+        const V8F w0 = *(const V8F *)wt, w1 = *(const V8F *)(wt + 8);
+        c00 += x0[o] * w0, c01 += x0[o] * w1;
+        c10 += x1[o] * w0, c11 += x1[o] * w1;
+        c20 += x2[o] * w0, c21 += x2[o] * w1;
+        c30 += x3[o] * w0, c31 += x3[o] * w1;
+        c40 += x4[o] * w0, c41 += x4[o] * w1;
+        c50 += x5[o] * w0, c51 += x5[o] * w1;
+    }
+    acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11, acc[2][0] = c20, acc[2][1] = c21;
+    acc[3][0] = c30, acc[3][1] = c31, acc[4][0] = c40, acc[4][1] = c41, acc[5][0] = c50, acc[5][1] = c51;
+}
+
+/* The same for twelve positions and eight channels (one vector), for
+** layers of at most eight output channels. */
+static inline __attribute__((always_inline)) void cv_12x8(int64_t K, const int64_t *roff, const float *xp,
+                                                           const int64_t *base, const float *wt, V8F acc[12])
+{
+    const float *x0 = xp + base[0], *x1 = xp + base[1], *x2 = xp + base[2], *x3 = xp + base[3];
+    const float *x4 = xp + base[4], *x5 = xp + base[5], *x6 = xp + base[6], *x7 = xp + base[7];
+    const float *x8 = xp + base[8], *x9 = xp + base[9], *x10 = xp + base[10], *x11 = xp + base[11];
+    V8F c0 = {0}, c1 = {0}, c2 = {0}, c3 = {0}, c4 = {0}, c5 = {0};
+    V8F c6 = {0}, c7 = {0}, c8 = {0}, c9 = {0}, c10 = {0}, c11 = {0};
+    for (int64_t k = 0; k < K; k++, wt += 8) {
+        const int64_t o = roff[k];
+        const V8F w = *(const V8F *)wt;
+        c0 += x0[o] * w, c1 += x1[o] * w, c2 += x2[o] * w, c3 += x3[o] * w;
+        c4 += x4[o] * w, c5 += x5[o] * w, c6 += x6[o] * w, c7 += x7[o] * w;
+        c8 += x8[o] * w, c9 += x9[o] * w, c10 += x10[o] * w, c11 += x11[o] * w;
+    }
+    acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3, acc[4] = c4, acc[5] = c5;
+    acc[6] = c6, acc[7] = c7, acc[8] = c8, acc[9] = c9, acc[10] = c10, acc[11] = c11;
+}
+
+typedef struct ConvCvJob {
+    const ConvGeom *g;
+    int64_t K, PH, PW;
+    int64_t cb, nblk; /* nblk blocks of cb (8 or 16) output channels */
+    const int64_t *roff, *base; /* K tap offsets; L_out position bases */
+    const float *X, *wt, *bias; /* wt: per block [K, cb]; bias padded to cb nblk */
+    float *O;
+    atomic_int failed;
+} ConvCvJob;
+
+/* The zero-padded planes of nch input channels: [nch, PH, PW]. */
+static void cv_pad(const ConvGeom *g, int64_t nch, int64_t PH, int64_t PW, const float *x, float *xp)
+{
+    const int64_t IH = g->in[1], IW = g->in[2], top = g->pad_lo[1], left = g->pad_lo[2];
+    memset(xp, 0, (size_t)(nch * PH * PW) * sizeof(float));
+    for (int64_t c = 0; c < nch; c++)
+        for (int64_t ih = 0; ih < IH; ih++)
+            memcpy(xp + (c * PH + top + ih) * PW + left, x + (c * IH + ih) * IW, (size_t)IW * sizeof(float));
+}
+
+__attribute__((target_clones("avx2", "default")))
+static void cv_image(const ConvCvJob *j, const float *xp, float *o, int64_t cout_g, const float *wt, const float *bias)
+{
+    const int64_t L_out = prod3(j->g->out), cb = j->cb, pb = cb == 16 ? 6 : 12; /* positions per block */
+    for (int64_t blk = 0; blk < j->nblk; blk++)
+        for (int64_t p0 = 0; p0 < L_out; p0 += pb) {
+            const int64_t np = L_out - p0 < pb ? L_out - p0 : pb;
+            int64_t base[12];
+            for (int p = 0; p < pb; p++) /* a short block repeats its last position */
+                base[p] = j->base[p0 + (p < np ? p : np - 1)];
+            V8F acc[12][2];
+            if (cb == 16) {
+                V8F a16[6][2];
+                cv_6x16(j->K, j->roff, xp, base, wt + blk * j->K * 16, a16);
+                memcpy(acc, a16, sizeof a16);
+            } else {
+                V8F a8[12];
+                cv_12x8(j->K, j->roff, xp, base, wt + blk * j->K * 8, a8);
+                for (int p = 0; p < 12; p++)
+                    acc[p][0] = a8[p];
+            }
+            const int64_t nc = cout_g - blk * cb < cb ? cout_g - blk * cb : cb;
+            for (int p = 0; p < np; p++) {
+                float lanes[16];
+                for (int v = 0; v < cb / 8; v++) {
+                    V8F sum = acc[p][v];
+                    if (bias)
+                        sum += *(const V8F *)(bias + blk * cb + 8 * v);
+                    *(V8F *)(lanes + 8 * v) = sum;
+                }
+                for (int64_t l = 0; l < nc; l++)
+                    o[(blk * cb + l) * L_out + p0 + p] = lanes[l];
+            }
+        }
+}
+
+static void conv_cv_items(void *ctx, int64_t begin, int64_t end)
+{
+    ConvCvJob *j = ctx;
+    const ConvGeom *g = j->g;
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out);
+    float *xp = malloc((size_t)(cin_g * j->PH * j->PW + 1) * sizeof(float)); /* + 1: never malloc(0) */
+    if (!xp) {
+        atomic_store(&j->failed, 1);
+        return;
+    }
+    for (int64_t it = begin; it < end; it++) { /* it = n * groups + grp */
+        const int64_t n = it / g->groups, grp = it % g->groups;
+        cv_pad(g, cin_g, j->PH, j->PW, j->X + (n * g->cin + grp * cin_g) * L_in, xp);
+        cv_image(j, xp, j->O + (n * g->cout + grp * cout_g) * L_out, cout_g, j->wt + grp * j->nblk * j->K * j->cb,
+                 j->bias ? j->bias + grp * j->nblk * j->cb : NULL);
+    }
+    free(xp);
+}
+
+/* The case of this path: float32, no depth, few output positions. */
+static bool conv_cv_fits(const ConvGeom *g)
+{
+    const int64_t planes = g->cin / g->groups * (g->in[1] + g->pad_lo[1] + g->pad_hi[1]) *
+                           (g->in[2] + g->pad_lo[2] + g->pad_hi[2]);
+    return g->k[0] == 1 && g->in[0] == 1 && g->out[0] == 1 && prod3(g->out) <= CV_MAX_LOUT && planes <= CV_MAX_INPUT;
+}
+
+static EpStatus conv_cv(OpCall *c, const ConvGeom *g, const float *X, const float *W, const float *B, float *O)
+{
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, KK = prod3(g->k);
+    const int64_t L_out = prod3(g->out), cb = cout_g <= 8 ? 8 : 16, nblk = (cout_g + cb - 1) / cb;
+    ConvCvJob j = {.g = g, .K = cin_g * KK, .cb = cb, .nblk = nblk, .X = X, .O = O};
+    atomic_init(&j.failed, 0);
+    j.PH = g->in[1] + g->pad_lo[1] + g->pad_hi[1];
+    j.PW = g->in[2] + g->pad_lo[2] + g->pad_hi[2];
+    int64_t *roff = malloc((size_t)(j.K + L_out) * sizeof(int64_t));
+    float *wt = calloc((size_t)(g->groups * nblk * cb * (j.K + 1)), sizeof(float));
+    if (!roff || !wt) {
+        free(roff);
+        free(wt);
+        return op_fail(c, "out of memory for a convolution's %lldx%lld weight", (long long)j.K, (long long)cout_g);
+    }
+    int64_t *base = roff + j.K;
+    for (int64_t ci = 0, k = 0; ci < cin_g; ci++)
+        for (int64_t kh = 0; kh < g->k[1]; kh++)
+            for (int64_t kw = 0; kw < g->k[2]; kw++, k++)
+                roff[k] = (ci * j.PH + kh * g->dil[1]) * j.PW + kw * g->dil[2];
+    for (int64_t oh = 0; oh < g->out[1]; oh++)
+        for (int64_t ow = 0; ow < g->out[2]; ow++)
+            base[oh * g->out[2] + ow] = oh * g->stride[1] * j.PW + ow * g->stride[2];
+    /* wt[grp][blk][k][cb] = W[grp cout_g + blk cb + l][k], zeros past
+    ** cout_g; then the bias, padded alike */
+    float *bias = B ? wt + g->groups * nblk * cb * j.K : NULL;
+    for (int64_t grp = 0; grp < g->groups; grp++)
+        for (int64_t co = 0; co < cout_g; co++) {
+            const float *wrow = W + (grp * cout_g + co) * j.K;
+            float *dst = wt + ((grp * nblk + co / cb) * j.K) * cb + co % cb;
+            for (int64_t k = 0; k < j.K; k++)
+                dst[k * cb] = wrow[k];
+            if (bias)
+                bias[grp * nblk * cb + co] = B[grp * cout_g + co];
+        }
+    j.roff = roff, j.base = base, j.wt = wt, j.bias = bias;
+    const int64_t work = nblk * cb * j.K * L_out;
+    ep_parallel_for(g->n * g->groups, CONV_SG_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_cv_items, &j);
+    free(roff);
+    free(wt);
+    if (atomic_load(&j.failed))
+        return op_fail(c, "out of memory for %lld padded input planes", (long long)cin_g);
+    return EP_OK;
+}
+
 static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X, const char *W, const char *B,
                           char *O)
 {
@@ -669,6 +1084,10 @@ static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X,
         ep_parallel_for(g->n * g->cout, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, depthwise_items, &j);
         return EP_OK;
     }
+    if (ct == DT_F32 && conv_cv_fits(g))
+        return conv_cv(c, g, (const float *)X, (const float *)W, (const float *)B, (float *)O);
+    if (ct == DT_F32 && j.K <= CONV_SG_MAX_K)
+        return conv_sg(c, g, (const float *)X, (const float *)W, (const float *)B, (float *)O);
     /* tiles of about equal width, at least CONV_TILE_MIN wide: BLAS packs
     ** the group's whole weight matrix again for every tile */
     int64_t want = j.K > 0 ? CONV_TILE_ELEMS / j.K : L_out;
