@@ -443,6 +443,11 @@ typedef struct ConvJob {
 #define CONV_TILE_MIN 256
 /* Multiply-adds a chunk of the pool should hold at least. */
 #define CONV_CHUNK_WORK (INT64_C(1) << 22)
+/* A depthwise plane is little work for its bytes (9 multiply-adds per
+** output of a 3x3): at CONV_CHUNK_WORK a whole 64-channel layer of a
+** mobile network was one chunk and the second core idled; 2^18 is about
+** 50 us of it. */
+#define DW_CHUNK_WORK (INT64_C(1) << 18)
 
 static void conv_items(void *ctx, int64_t begin, int64_t end)
 {
@@ -1081,7 +1086,7 @@ static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X,
         /* depthwise: a GEMM of K = kernel volume is mostly im2col; direct
         ** loops over whole planes read the input once */
         int64_t work = L_out * prod3(g->k);
-        ep_parallel_for(g->n * g->cout, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, depthwise_items, &j);
+        ep_parallel_for(g->n * g->cout, DW_CHUNK_WORK / (work > 0 ? work : 1) + 1, depthwise_items, &j);
         return EP_OK;
     }
     if (ct == DT_F32 && conv_cv_fits(g))
