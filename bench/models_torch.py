@@ -36,6 +36,11 @@ except Exception:  # no PyTorch or no oracle: the C side prints its column only
     print("none", flush=True)
     sys.exit(0)
 
+# torch.set_num_threads does not reach the OpenBLAS Debian's torch calls
+# for mm/addmm/bmm (see kernels_torch.py): without this, PyTorch's
+# "one thread" column ran its GEMMs on every core
+SET_BLAS_THREADS = torch_common.openblas_setter()
+
 ROUNDS = 7
 ROUND_SECONDS = 0.02
 WARMUP_SECONDS = 0.2
@@ -150,6 +155,8 @@ def main():
                 print("0", flush=True)
             elif cmd in ("time", "oracle"):
                 torch.set_num_threads(int(rest))
+                if SET_BLAS_THREADS:
+                    SET_BLAS_THREADS(int(rest))
                 # oneDNN and the thread pool settle over a few warm-up calls
                 t = torch_common.best_time(replay if cmd == "time" else run_oracle, ROUNDS, ROUND_SECONDS,
                                            3, WARMUP_MAX, WARMUP_SECONDS)

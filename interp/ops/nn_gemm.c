@@ -181,6 +181,13 @@ static void blas_block(void *ctx, int64_t begin, int64_t end)
 ** more CPU time than one call; 256 a few percent). */
 #define GEMM_BLOCK_WORK (INT64_C(1) << 22)
 #define GEMM_BLOCK_MIN 256
+/* A row (column) of the cut operand is read from memory once per call
+** whatever the other side's size: with one or a few rows on the other side
+** (a matrix-vector product, a linear layer at batch 1) a row costs its
+** loads, not its multiply-adds, so it counts as at least this many rows'
+** work.  Without it a 2048x2048 layer at batch 1 was one block, bound by
+** one core's memory bandwidth, while PyTorch's OpenBLAS used both. */
+#define GEMM_READ_ROWS 8
 
 /* The block of rows (columns) for a GEMM cut along a dimension of size len
 ** with `other` * k multiply-adds per row: from the shape alone, never from
@@ -223,7 +230,8 @@ static EpStatus gemm_blas(DType t, int64_t m, int64_t n, int64_t k, double alpha
     /* cut the longer side of C; a small GEMM stays one block */
     j.by_rows = m >= n;
     int64_t len = j.by_rows ? m : n;
-    j.block = gemm_block(len, (j.by_rows ? n : m) * k);
+    int64_t other = j.by_rows ? n : m;
+    j.block = gemm_block(len, (other > GEMM_READ_ROWS ? other : GEMM_READ_ROWS) * k);
     ep_parallel_for(len, j.block, blas_block, &j);
     free(pa);
     free(pb);
