@@ -227,6 +227,7 @@ static const DwCase DWS[] = {
     {{1, 4, 12, 12}, 1, 7, 2, 3, true},  /* 7x7 stride 2 */
     {{1, 2, 3, 5}, 1, 3, 3, 1, true},    /* stride 3, rows shorter than the vector */
     {{1, 6, 10, 33}, 1, 1, 1, 0, true},  /* 1x1 */
+    {{1, 3, 6, 70}, 1, 3, 1, 1, true},   /* rows of two whole 32-output blocks and a part */
 };
 
 START_TEST(test_depthwise_same_bits_as_float_order)
