@@ -221,10 +221,13 @@ static bool read_int(Rd *r, int64_t *out)
     q += neg;
     const char *digits = q;
     int64_t v = 0;
-    while (is_digit(r, q))
+    while (is_digit(r, q)) {
+        if (q - digits == 15) /* longer: cJSON's, before v overflows (a fuzzing finding) */
+            return false;
         v = v * 10 + (*q++ - '0');
+    }
     size_t nd = (size_t)(q - digits);
-    if (nd == 0 || nd > 15 || (nd > 1 && *digits == '0'))
+    if (nd == 0 || (nd > 1 && *digits == '0'))
         return false;
     if (q < r->end && (*q == '.' || *q == 'e' || *q == 'E'))
         return false;

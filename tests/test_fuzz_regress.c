@@ -323,6 +323,38 @@ START_TEST(test_huge_numbers)
 }
 END_TEST
 
+/* Found by fuzz_program: the reader of tensor_values and nodes straight
+** from the text added up the digits of an integer before it counted them,
+** and 19 or more overflowed int64 (UBSan; the scan for PyTorch's quirks
+** takes a long run of digits alone, so the fuzzer's had an exponent).  An
+** integer of more than 15 digits is now left to cJSON, whose verdict
+** stands, as for any other. */
+START_TEST(test_long_integers)
+{
+    static const char *const longs[] = {"46666666666666666666e0", "-99999999999999999999999999999999e0",
+                                        "1234567890123456", "123456789012345"};
+    /* cJSON's number is a double, saturated to int64 like any too large */
+    static const int64_t want[] = {INT64_MAX, INT64_MIN, INT64_C(1234567890123456), INT64_C(123456789012345)};
+    for (size_t i = 0; i < EP_ARRAY_LEN(longs); i++) {
+        /* the entry in full, as exporters write it, so the fast reader takes it */
+        char *tv = ep_xasprintf("{\"x\": {\"dtype\": 7, \"sizes\": [{\"as_int\": 2}], \"requires_grad\": false, "
+                                "\"device\": {\"type\": \"cpu\", \"index\": null}, \"strides\": [{\"as_int\": %s}], "
+                                "\"storage_offset\": {\"as_int\": 0}, \"layout\": 0}, \"y\": {\"dtype\": 7, "
+                                "\"sizes\": [{\"as_int\": 2}], \"strides\": [{\"as_int\": 1}]}}", longs[i]);
+        char *text = program_with("@TV@", tv);
+        EpError err = {0};
+        ExportedProgram *ep = load(text, &err);
+        ck_assert_msg(ep != NULL, "%s: %s", longs[i], err.msg);
+        const TensorMeta *m = graph_tensor_meta(&ep->graph, "x");
+        ck_assert_ptr_nonnull(m);
+        ck_assert_msg(m->strides[0].value == want[i], "%s read as %lld", longs[i], (long long)m->strides[0].value);
+        program_free(ep);
+        free(text);
+        free(tv);
+    }
+}
+END_TEST
+
 /* A shape with a 0 beside sizes whose product passes int64: no elements,
 ** so allocating it, its strides and walking it must neither overflow (UBSan
 ** reported it) nor fail; adding it to itself gives the same empty shape. */
@@ -429,6 +461,7 @@ Suite *suite_fuzz_regress(void)
     tcase_add_test(tc, test_huge_numbers);
     tcase_add_test(tc, test_zero_size_huge_dims);
     tcase_add_test(tc, test_sym_blowup);
+    tcase_add_test(tc, test_long_integers);
     suite_add_tcase(s, tc);
     return s;
 }
