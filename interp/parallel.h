@@ -40,9 +40,9 @@ static inline int64_t ep_chunks(int64_t n, int64_t grain)
 void ep_parallel_for(int64_t n, int64_t grain, EpChunkFn fn, void *ctx);
 
 /* Whether idle workers watch for the next job for a moment before they
-** sleep (on by default; off, they sleep at once).  A sampling profile on
-** the process CPU clock turns it off: a watching worker's CPU time would
-** make samples land on whatever node the main thread runs meanwhile. */
+** sleep (on by default; off, they sleep at once).  A sampling
+** profile turns it off: a watching worker's CPU time, or the core it
+** holds, would make samples land on whatever node runs meanwhile. */
 void ep_set_pool_watch(int on);
 
 /* Whether the calling thread is running a chunk (nested calls run serially). */
