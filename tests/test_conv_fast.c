@@ -1,6 +1,7 @@
 /*
 ** test_conv_fast.c -- the fast paths of pooling (interp/ops/nn_pool.c) and
-** of depthwise and strided convolution (interp/ops/nn_conv.c) against the
+** of depthwise, strided and Winograd convolution (interp/ops/nn_conv.c,
+** nn_conv_wino.c) against the
 ** plain reference loops (`--no-blas`), on shapes that cover their edges:
 ** padding, strides 1 to 3, ceil mode, widths that are not a multiple of
 ** the vector, NaN, ties, and their bits for 1, 2 and 3 threads.
@@ -12,6 +13,7 @@
 ** reference within float tolerance and bit for bit with a float32 loop
 ** here that adds the taps in the order the kernel promises.
 */
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -433,6 +435,172 @@ START_TEST(test_conv_small_halves_and_ranks)
 }
 END_TEST
 
+/* ---- Winograd F(2x2, 3x3) (interp/ops/nn_conv_wino.c) ---------------------------------- */
+
+/* 3x3 stride-1 convolutions of 16 channels and more on images too big for
+** the small-image path: output sizes odd and even, blocks of tiles that end
+** inside a tile row, padding 0 to 2, groups, several images, and one 16x16
+** image whose few tiles are cut into finer blocks and channel parts. */
+typedef struct WinoCase {
+    int64_t sizes[4], cout, pad, groups;
+    bool bias;
+} WinoCase;
+
+static const WinoCase WINOS[] = {
+    {{1, 16, 33, 35}, 16, 1, 1, true},  /* 17x18 tiles, the last row and column half outside */
+    {{2, 24, 36, 40}, 20, 0, 1, false}, /* no padding, two images, 20 channels out */
+    {{1, 32, 30, 36}, 32, 1, 2, true},  /* two groups of 16 */
+    {{1, 160, 16, 16}, 64, 1, 1, true}, /* 64 tiles: finer blocks and channel parts */
+    {{1, 16, 80, 12}, 17, 2, 1, true},  /* padding 2, 17 channels out */
+};
+
+static Value *wino_vals(const WinoCase *wc, Tensor *x, Tensor *w, Tensor *b, Value *vals)
+{
+    int64_t st[2] = {1, 1}, pad[2] = {wc->pad, wc->pad}, dl[2] = {1, 1}, op[2] = {0, 0};
+    Value v[9] = {value_tensor(x),        value_tensor(w),        b ? value_tensor(b) : value_none(),
+                  value_int_list(2, st),  value_int_list(2, pad), value_int_list(2, dl),
+                  value_bool(false),      value_int_list(2, op),  value_int(wc->groups)};
+    memcpy(vals, v, sizeof v);
+    return vals;
+}
+
+/* The scale of each output's rounding error: conv(|x|, |w|) + |b|, the sum
+** of the magnitudes of its terms. */
+static Tensor *abs_conv(const Tensor *x, const Tensor *w, const Tensor *b, int64_t pad, int64_t groups)
+{
+    const Tensor *t[3] = {x, w, b};
+    Tensor *a[3] = {NULL, NULL, NULL};
+    for (int k = 0; k < 3; k++) {
+        if (!t[k])
+            continue;
+        a[k] = tensor_empty(DT_F32, t[k]->ndim, t[k]->sizes, &(EpError){0});
+        for (int64_t e = 0; e < tensor_numel(t[k]); e++)
+            ((float *)tensor_data(a[k]))[e] = fabsf(((const float *)tensor_data((Tensor *)t[k]))[e]);
+    }
+    int64_t st[2] = {1, 1}, pd[2] = {pad, pad}, dl[2] = {1, 1};
+    Tensor *s = conv2d_expected(a[0], a[1], a[2], st, pd, dl, groups);
+    for (int k = 0; k < 3; k++)
+        tensor_unref(a[k]);
+    return s;
+}
+
+/* The largest error allowed, in units of FLT_EPSILON times the sum of
+** |terms|: the direct float32 sum reaches 1.95 on these cases and the
+** Winograd transforms 2.07 (an output that cancels to near 0 can be off
+** by more than rtol 1e-5 of itself either way; against the scale of its
+** terms both are as accurate). */
+#define WINO_ERROR_BOUND 4.0
+
+/* Within WINO_ERROR_BOUND of the reference (double sums), as the direct
+** float32 sum is, and the same bits at 1, 2 and 3 threads; and not the
+** bits of the direct sum, which shows the transforms ran (their roundings
+** differ from the sum's). */
+START_TEST(test_conv_winograd_matches_reference)
+{
+    for (size_t i = 0; i < sizeof WINOS / sizeof *WINOS; i++) {
+        const WinoCase *wc = &WINOS[i];
+        int64_t wsz[4] = {wc->cout, wc->sizes[1] / wc->groups, 3, 3}, bsz[1] = {wc->cout};
+        Tensor *x = filled(DT_F32, 4, wc->sizes, 1300 + i), *w = filled(DT_F32, 4, wsz, 1400 + i);
+        Tensor *b = wc->bias ? filled(DT_F32, 1, bsz, 1500 + i) : NULL;
+        Value vals[9];
+        wino_vals(wc, x, w, b, vals);
+        char what[128];
+        snprintf(what, sizeof what, "winograd case %zu", i);
+        int64_t st[2] = {1, 1}, pad[2] = {wc->pad, wc->pad}, dl[2] = {1, 1};
+        Tensor *direct = conv2d_expected(x, w, b, st, pad, dl, wc->groups);
+        ep_set_threads(1);
+        Tensor *one = oprun("aten.convolution.default", 9, vals, true, 0);
+        ck_assert_msg(!tensors_same_bits(one, direct), "%s: the direct sum's bits (Winograd path not taken?)", what);
+        check_fast(what, "aten.convolution.default", 9, vals, 0, one); /* the same bits at 1, 2 and 3 threads */
+        Tensor *ref = oprun("aten.convolution.default", 9, vals, false, 0);
+        Tensor *scale = abs_conv(x, w, b, pad[0], wc->groups);
+        const float *F = tensor_data(one), *D = tensor_data(direct), *R = tensor_data(ref), *S = tensor_data(scale);
+        double worst = 0, worst_direct = 0;
+        for (int64_t e = 0; e < tensor_numel(ref); e++) {
+            worst = fmax(worst, fabs((double)F[e] - R[e]) / (FLT_EPSILON * S[e]));
+            worst_direct = fmax(worst_direct, fabs((double)D[e] - R[e]) / (FLT_EPSILON * S[e]));
+        }
+        ck_assert_msg(worst <= WINO_ERROR_BOUND && worst_direct <= WINO_ERROR_BOUND,
+                      "%s: errors of %.2f (Winograd) and %.2f (direct) eps times the sum of |terms| (at most %g)", what,
+                      worst, worst_direct, WINO_ERROR_BOUND);
+        for (int v = 3; v < 9; v++)
+            value_clear(&vals[v]);
+        tensor_unref(ref);
+        tensor_unref(scale);
+        tensor_unref(one);
+        tensor_unref(direct);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
+/* Small integers: every product, sum and halving of the transforms is
+** exact in float32, so F(2x2, 3x3) must give exactly the direct sum, bit
+** for bit: a wrong coefficient or a tile misplaced anywhere shows. */
+START_TEST(test_conv_winograd_exact_on_integers)
+{
+    for (size_t i = 0; i < sizeof WINOS / sizeof *WINOS; i++) {
+        const WinoCase *wc = &WINOS[i];
+        int64_t wsz[4] = {wc->cout, wc->sizes[1] / wc->groups, 3, 3}, bsz[1] = {wc->cout};
+        Tensor *t[3] = {filled(DT_F32, 4, wc->sizes, 1600 + i), filled(DT_F32, 4, wsz, 1700 + i),
+                        wc->bias ? filled(DT_F32, 1, bsz, 1800 + i) : NULL};
+        for (int k = 0; k < 3; k++) /* [-3, 3) -> the integers -3 .. 2 */
+            for (int64_t e = 0; t[k] && e < tensor_numel(t[k]); e++)
+                ((float *)tensor_data(t[k]))[e] = floorf(((float *)tensor_data(t[k]))[e]);
+        Value vals[9];
+        wino_vals(wc, t[0], t[1], t[2], vals);
+        char what[128];
+        snprintf(what, sizeof what, "winograd integer case %zu", i);
+        int64_t st[2] = {1, 1}, pad[2] = {wc->pad, wc->pad}, dl[2] = {1, 1};
+        Tensor *want = conv2d_expected(t[0], t[1], t[2], st, pad, dl, wc->groups);
+        check_conv(what, vals, want);
+        tensor_unref(want);
+        for (int k = 0; k < 3; k++)
+            tensor_unref(t[k]);
+    }
+}
+END_TEST
+
+/* An infinity in the input or the weight: the transforms would subtract it
+** from itself (NaN), so those calls take the direct paths and give the
+** reference's infinities. */
+START_TEST(test_conv_winograd_infinities_as_reference)
+{
+    const WinoCase *wc = &WINOS[0];
+    for (int which = 0; which < 2; which++) {
+        int64_t wsz[4] = {wc->cout, wc->sizes[1], 3, 3}, bsz[1] = {wc->cout};
+        Tensor *x = filled(DT_F32, 4, wc->sizes, 1900), *w = filled(DT_F32, 4, wsz, 1901);
+        Tensor *b = filled(DT_F32, 1, bsz, 1902);
+        if (which == 0)
+            ((float *)tensor_data(x))[5 * 35 + 7] = INFINITY;
+        else
+            ((float *)tensor_data(w))[4] = -INFINITY;
+        Value vals[9];
+        wino_vals(wc, x, w, b, vals);
+        ep_set_threads(1);
+        Tensor *fast = oprun("aten.convolution.default", 9, vals, true, 0);
+        Tensor *ref = oprun("aten.convolution.default", 9, vals, false, 0);
+        int64_t infs = 0;
+        for (int64_t e = 0; e < tensor_numel(ref); e++)
+            infs += isinf(((float *)tensor_data(ref))[e]) != 0;
+        ck_assert_msg(infs > 0, "the reference has no infinity");
+        char msg[512];
+        ck_assert_msg(tensors_close(fast, ref, 1e-5, 1e-4, msg, sizeof msg), "infinite %s: %s",
+                      which ? "weight" : "input", msg);
+        tensor_unref(fast);
+        tensor_unref(ref);
+        for (int v = 0; v < 9; v++)
+            if (v >= 3)
+                value_clear(&vals[v]);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
 Suite *suite_conv_fast(void)
 {
     Suite *s = suite_create("conv_fast");
@@ -444,6 +612,9 @@ Suite *suite_conv_fast(void)
     tcase_add_test(tc, test_conv_strided_matches_reference);
     tcase_add_test(tc, test_conv_small_same_bits_as_float_order);
     tcase_add_test(tc, test_conv_small_halves_and_ranks);
+    tcase_add_test(tc, test_conv_winograd_matches_reference);
+    tcase_add_test(tc, test_conv_winograd_exact_on_integers);
+    tcase_add_test(tc, test_conv_winograd_infinities_as_reference);
     suite_add_tcase(s, tc);
     return s;
 }

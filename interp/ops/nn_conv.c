@@ -9,15 +9,16 @@
 ** transposed one; without, direct loops that accumulate each output in
 ** double (float types) or wrapping uint64 (integers).  The BLAS side has
 ** float32 fast paths of its own: depthwise planes, small images with the
-** output channels in the vector lanes, and a register-blocked GEMM on
-** im2col tiles over the batch (see their sections).  float16 and bfloat16
+** output channels in the vector lanes, a register-blocked GEMM on im2col
+** tiles over the batch (see their sections), and Winograd's F(2x2, 3x3)
+** for 3x3 stride-1 layers on bigger images (nn_conv_wino.c).  float16 and bfloat16
 ** compute in float32 and round once (PyTorch 1.13 has no float16 CPU
 ** convolution; modern PyTorch computes it in float32).
 **
 ** Geometry is kept for three spatial dims (D, H, W): a 2-D convolution is a
 ** 3-D one with a depth of 1, which lets one set of loops serve all ranks.
 */
-#include "nn.h"
+#include "nn_conv_int.h"
 
 #include <stdatomic.h>
 #include <stdio.h>
@@ -26,24 +27,12 @@
 
 #include "interp/parallel.h"
 
-typedef struct ConvGeom {
-    int nsp;                 /* spatial dims of the operator: 1, 2 or 3 */
-    bool transposed;
-    int64_t n, cin, cout, groups;
-    int64_t in[3], k[3], out[3];  /* spatial sizes, right-aligned in D, H, W */
-    int64_t stride[3], dil[3];
-    int64_t pad_lo[3], pad_hi[3]; /* differ only for padding='same' */
-    int64_t opad[3];              /* output_padding of transposed convolutions */
-} ConvGeom;
-
 /* The spatial parameters as the operator gave them (nsp entries each). */
 typedef struct ConvParams {
     int64_t stride[3], pad_lo[3], pad_hi[3], dil[3], opad[3];
     int64_t groups;
     bool transposed;
 } ConvParams;
-
-static int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
 
 static const char *list_str(int n, const int64_t *v, const char *sep, char *buf, size_t cap)
 {
@@ -456,7 +445,8 @@ static void conv_items(void *ctx, int64_t begin, int64_t end)
     const int es = dtype_size(j->ct);
     const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups;
     const int64_t L_in = prod3(g->in), L_out = prod3(g->out);
-    char *cols = j->pointwise ? NULL : malloc((size_t)(j->K * j->tile) * (size_t)es);
+    Storage *mem = NULL;
+    char *cols = j->pointwise ? NULL : conv_scratch((size_t)(j->K * j->tile) * (size_t)es, &mem);
     if (!j->pointwise && !cols) {
         atomic_store(&j->failed, 1);
         return;
@@ -482,14 +472,14 @@ static void conv_items(void *ctx, int64_t begin, int64_t end)
         if (nn_gemm(true, j->ct, cout_g, t1 - t0, j->K, 1, mw, mx, j->B ? 1 : 0, mo, &err))
             atomic_store(&j->failed, 1);
     }
-    free(cols);
+    storage_unref(mem);
 }
 
 /* float32 o[i] += w * x[i] over a row, eight lanes at a time: each lane's
 ** sum is the same multiply then add as the scalar tail's, so the result
 ** does not depend on the vector width the CPU has (no fused multiply-add:
-** the build keeps -ffp-contract=off, -std=c11's default). */
-typedef float V8F __attribute__((vector_size(32), aligned(4), may_alias));
+** the build keeps -ffp-contract=off, -std=c11's default; V8F is in
+** nn_conv_int.h). */
 
 static inline void axpy_row(float *o, const float *x, float w, int64_t n)
 {
@@ -658,7 +648,9 @@ static void depthwise_items(void *ctx, int64_t begin, int64_t end)
     const int64_t cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out), KK = prod3(g->k);
     /* phases long enough for the last block's last tap */
     const int64_t plen = (g->out[2] + DW_BLOCK - 1) / DW_BLOCK * DW_BLOCK + (g->k[2] - 1) / g->stride[2] + 1;
-    float *ph = depthwise_2d_plain(g) ? malloc((size_t)(g->in[1] * g->stride[2] * plen) * sizeof(float)) : NULL;
+    Storage *mem = NULL;
+    float *ph = depthwise_2d_plain(g) ? conv_scratch((size_t)(g->in[1] * g->stride[2] * plen) * sizeof(float), &mem)
+                                      : NULL;
     for (int64_t it = begin; it < end; it++) { /* it = n * cout + co */
         const int64_t n = it / g->cout, co = it % g->cout;
         const float *x = (const float *)j->X + (n * g->cin + co / cout_g) * L_in;
@@ -671,7 +663,7 @@ static void depthwise_items(void *ctx, int64_t begin, int64_t end)
             depthwise_plane(g, x, w, bias, o);
         }
     }
-    free(ph);
+    storage_unref(mem);
 }
 
 /* ---- float32: im2col over several images and a register-blocked GEMM ----------- */
@@ -689,12 +681,10 @@ static void depthwise_items(void *ctx, int64_t begin, int64_t end)
 /* multiply-adds a chunk of the pool should hold at least: ~25 us */
 #define CONV_SG_CHUNK_WORK (INT64_C(1) << 19)
 
-/* The GEMM's register block: SG_MR rows by SG_NR columns, 12 vectors of
-** eight sums.  Without fused multiply-add (see axpy_row) each step is a
-** multiply then an add into its sum; 12 independent sums keep the add
-** units busy while the multiplies run alongside. */
-#define SG_MR 4
-#define SG_NR 24
+/* The GEMM's register block (SG_MR rows by SG_NR columns, nn_conv_int.h)
+** is 12 vectors of eight sums.  Without fused multiply-add (see axpy_row)
+** each step is a multiply then an add into its sum; 12 independent sums
+** keep the add units busy while the multiplies run alongside. */
 
 /* acc[r][v] = sum over k < K, in order, of a[r lda + k] * b[k ldb + 8 v ...]
 ** for r < 4: the sums spelled out as twelve variables, which GCC keeps in
@@ -732,13 +722,10 @@ static inline __attribute__((always_inline)) void sgemm_1x24(int64_t K, const fl
     acc[0] = c0, acc[1] = c1, acc[2] = c2;
 }
 
-/* C[i, j] = sum over k of A[i, k] B[k, j], plus bias[i] (bias may be NULL),
-** for i < m, j < n.  B's rows must be readable up to n rounded up to SG_NR
-** (the im2col tile is padded; those columns are computed and dropped).
-** Each C[i, j] is one sum in k order, then the bias: the same bits however
-** the columns are cut into tiles. */
+/* The contract is in nn_conv_int.h (an im2col tile is padded to SG_NR
+** columns for it). */
 __attribute__((target_clones("avx2", "default")))
-static void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                        const float *bias, float *C, int64_t ldc)
 {
     for (int64_t j = 0; j < n; j += SG_NR)
@@ -829,17 +816,28 @@ static void conv_sg_items(void *ctx, int64_t begin, int64_t end)
     const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups;
     const int64_t L_in = prod3(g->in), L_out = prod3(g->out);
     const int64_t width = j->ipb > 1 ? j->ipb * L_out : j->tile, ld = (width + SG_NR - 1) / SG_NR * SG_NR;
-    /* zeroed: the padding columns are read, so they must be defined */
-    float *cols = calloc((size_t)(j->K * ld + 1), sizeof(float)); /* + 1: never calloc(0) */
-    float *scratch = j->ipb > 1 ? malloc((size_t)(cout_g * ld) * sizeof(float)) : NULL;
-    if (!cols || (j->ipb > 1 && !scratch)) {
+    /* the tile, and past it the several images' output rows */
+    const size_t ncols = (size_t)(j->K * ld), nscratch = j->ipb > 1 ? (size_t)(cout_g * ld) : 0;
+    Storage *mem;
+    float *cols = conv_scratch((ncols + nscratch) * sizeof(float), &mem);
+    if (!cols) {
         atomic_store(&j->failed, 1);
-        goto done;
+        return;
     }
+    float *scratch = cols + ncols;
+    /* zeroed: the padding columns are read, so they must be defined (a
+    ** shorter tile later leaves its last one's values there: defined too) */
+    memset(cols, 0, ncols * sizeof(float));
     for (int64_t it = begin; it < end; it++) {
         const int64_t tile = it % j->ntiles, grp = it / j->ntiles % g->groups, blk = it / j->ntiles / g->groups;
         const int64_t n0 = blk * j->ipb, n1 = n0 + j->ipb < g->n ? n0 + j->ipb : g->n;
         const int64_t t0 = tile * j->tile, t1 = t0 + j->tile < L_out ? t0 + j->tile : L_out, tw = t1 - t0;
+        const float *w = j->W + grp * cout_g * j->K, *bias = j->B ? j->B + grp * cout_g : NULL;
+        if (n1 - n0 == 1 && is_pointwise(g) && t0 + (tw + SG_NR - 1) / SG_NR * SG_NR <= L_in) {
+            conv_sgemm(cout_g, tw, j->K, w, j->K, j->X + (n0 * g->cin + grp * cin_g) * L_in + t0, L_in, bias,
+                       j->O + (n0 * g->cout + grp * cout_g) * L_out + t0, L_out);
+            continue;
+        }
         for (int64_t n = n0; n < n1; n++) {
             const float *x = j->X + (n * g->cin + grp * cin_g) * L_in;
             if (tw == L_out && g->k[0] == 1 && g->in[0] == 1)
@@ -847,7 +845,6 @@ static void conv_sg_items(void *ctx, int64_t begin, int64_t end)
             else
                 im2col_4(g, cin_g, (const uint32_t *)x, t0, t1, (uint32_t *)cols + (n - n0) * tw, ld);
         }
-        const float *w = j->W + grp * cout_g * j->K, *bias = j->B ? j->B + grp * cout_g : NULL;
         if (n1 - n0 == 1) {
             conv_sgemm(cout_g, tw, j->K, w, j->K, cols, ld, bias, j->O + (n0 * g->cout + grp * cout_g) * L_out + t0,
                        L_out);
@@ -861,9 +858,7 @@ static void conv_sg_items(void *ctx, int64_t begin, int64_t end)
                 memcpy(j->O + (n * g->cout + grp * cout_g + co) * L_out, scratch + co * ld + (n - n0) * L_out,
                        (size_t)L_out * sizeof(float));
     }
-done:
-    free(cols);
-    free(scratch);
+    storage_unref(mem);
 }
 
 static EpStatus conv_sg(OpCall *c, const ConvGeom *g, const float *X, const float *W, const float *B, float *O)
@@ -1018,7 +1013,8 @@ static void conv_cv_items(void *ctx, int64_t begin, int64_t end)
     ConvCvJob *j = ctx;
     const ConvGeom *g = j->g;
     const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups, L_in = prod3(g->in), L_out = prod3(g->out);
-    float *xp = malloc((size_t)(cin_g * j->PH * j->PW + 1) * sizeof(float)); /* + 1: never malloc(0) */
+    Storage *mem;
+    float *xp = conv_scratch((size_t)(cin_g * j->PH * j->PW) * sizeof(float), &mem);
     if (!xp) {
         atomic_store(&j->failed, 1);
         return;
@@ -1029,7 +1025,7 @@ static void conv_cv_items(void *ctx, int64_t begin, int64_t end)
         cv_image(j, xp, j->O + (n * g->cout + grp * cout_g) * L_out, cout_g, j->wt + grp * j->nblk * j->K * j->cb,
                  j->bias ? j->bias + grp * j->nblk * j->cb : NULL);
     }
-    free(xp);
+    storage_unref(mem);
 }
 
 /* The case of this path: float32, no depth, few output positions. */
@@ -1101,6 +1097,8 @@ static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X,
     }
     if (ct == DT_F32 && conv_cv_fits(g))
         return conv_cv(c, g, (const float *)X, (const float *)W, (const float *)B, (float *)O);
+    if (ct == DT_F32 && conv_wino_fits(g, (const float *)X, (const float *)W))
+        return conv_wino(c, g, (const float *)X, (const float *)W, (const float *)B, (float *)O);
     if (ct == DT_F32 && j.K <= CONV_SG_MAX_K)
         return conv_sg(c, g, (const float *)X, (const float *)W, (const float *)B, (float *)O);
     /* tiles of about equal width, at least CONV_TILE_MIN wide: BLAS packs
