@@ -342,7 +342,8 @@ typedef struct SmallCase {
 ** padded inputs): channel counts below, at and past its 16-channel block,
 ** position counts not a multiple of its 6-position block; the last rows
 ** the GEMM on im2col tiles (inputs too big for that path, K <= 256), with
-** several images per tile and tiles inside one image. */
+** several images per tile and tiles inside one image, and a 1x1 whose
+** tiles the GEMM reads from the input itself. */
 static const SmallCase SMALLS[] = {
     {{3, 8, 16, 16}, 8, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},     /* the ResNet-style CNN's stages */
     {{2, 16, 8, 8}, 16, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},
@@ -355,6 +356,7 @@ static const SmallCase SMALLS[] = {
     {{2, 64, 24, 24}, 20, {1, 1}, {2, 2}, {0, 0}, {1, 1}, 1, true},   /* im2col tiles of several images */
     {{1, 16, 45, 50}, 7, {3, 3}, {1, 1}, {1, 1}, {1, 1}, 1, true},    /* tiles inside one image */
     {{3, 8, 40, 33}, 10, {3, 3}, {2, 1}, {1, 1}, {1, 1}, 2, false},   /* grouped, stride 2 rows */
+    {{1, 64, 45, 50}, 12, {1, 1}, {1, 1}, {0, 0}, {1, 1}, 1, true},   /* 1x1: tiles read in place, the last copied */
 };
 
 START_TEST(test_conv_small_same_bits_as_float_order)
