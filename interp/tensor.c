@@ -23,7 +23,10 @@
 ** instead of going back to malloc each time (the dispatch benchmark's cost
 ** was dominated by malloc/free).  Storage and data share one block. */
 #define STORAGE_ALIGN 64
-#define LARGE_STORAGE ((size_t)1 << 20)
+/* From this size on, the pool of large blocks below (64 KiB: a CNN at batch
+** 32 makes activations of 64-256 KiB, which glibc mapped afresh, or
+** trimmed and grew its heap for, at every node) */
+#define LARGE_STORAGE ((size_t)1 << 16)
 #define CACHE_CLASSES 5          /* data blocks of 64, 128, 256, 512, 1024 bytes */
 /* Recycling would hide use-after-free and leaks from AddressSanitizer, so
 ** sanitizer builds go to malloc every time. */
@@ -192,12 +195,20 @@ static void alloc_unlock(bool locked)
 **
 ** Resident memory is the live blocks plus the kept ones.  The pool keeps
 ** that sum at or under the most the live blocks ever took together (its
-** high-water mark): a request no kept block fits unmaps the oldest kept
-** blocks until the new mapping fits under the mark, so keeping blocks never
-** raises the peak a run reaches without the pool.  The kept bytes are also
-** bounded by POOL_MAX_CACHED and by what the memory limit leaves beside the
-** live tensors. */
+** high-water mark) plus POOL_SLACK: a request no kept block fits unmaps the
+** oldest kept blocks until the new mapping fits under that, so keeping
+** blocks raises the peak a run reaches without the pool by at most
+** POOL_SLACK.  The kept bytes are also bounded by POOL_MAX_CACHED and by
+** what the memory limit leaves beside the live tensors. */
 #define POOL_MAX_CACHED ((size_t)1 << 30)
+/* Without slack, a graph whose activations come in several sizes thrashed:
+** a 132 KiB request found only a kept 260 KiB block, unmapped it to stay
+** under the mark and mapped afresh, and the next 260 KiB request missed in
+** turn (the CNN at batch 32: 4 misses and 160 page faults an iteration, at
+** 2-3 us each on a VM, 40 % of the run).  TENSOR_POOL_SLACK (tensor.h,
+** 4 MiB) lets each size keep its blocks, and is small beside any model's
+** weights. */
+#define POOL_SLACK TENSOR_POOL_SLACK
 /* A kept block serves a request that needs at least 7/8 of it: the bytes
 ** of it that go unused stay within the budget's headroom. */
 #define POOL_FIT(need, len) ((len) >= (need) && (len) - (need) <= (len) / 8)
@@ -252,7 +263,7 @@ static Storage *pool_take(size_t len)
     pool.misses++;
     size_t live = pool.live + len;
     size_t high = live > pool.high ? live : pool.high;
-    while (pool.oldest && live + pool.cached > high)
+    while (pool.oldest && live + pool.cached > high + POOL_SLACK)
         pool_evict_oldest();
     void *block = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (block == MAP_FAILED && pool.oldest) { /* the system is short: give all kept blocks back */

@@ -91,6 +91,8 @@ void tensor_caches_drain(void);
 /* The pool of large blocks: bytes mapped now for live storages and kept
 ** for reuse, and how many requests a kept block served (hits) or needed a
 ** new mapping (misses), since the process started. */
+/* Resident blocks (live + kept) stay under the most ever live plus this. */
+#define TENSOR_POOL_SLACK ((size_t)4 << 20)
 typedef struct TensorPoolStats {
     size_t live_bytes, cached_bytes, cached_blocks;
     uint64_t hits, misses;

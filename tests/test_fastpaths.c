@@ -506,8 +506,9 @@ START_TEST(test_pool_keeps_resident_memory_under_the_peak)
     TensorPoolStats st;
     tensor_pool_stats(&st);
     ck_assert_uint_eq(st.cached_bytes, 0);
-    /* free blocks of growing sizes: a request none fits unmaps kept ones
-    ** rather than pushing live + kept over the most ever live */
+    /* free blocks of growing sizes (78 MiB in all): a request none fits
+    ** unmaps kept ones rather than pushing live + kept over the most ever
+    ** live plus the slack */
     size_t most = 0;
     for (int k = 1; k <= 12; k++) {
         int64_t n = (int64_t)k * (1 << 20) / 4 + 1000 * k;
@@ -516,7 +517,7 @@ START_TEST(test_pool_keeps_resident_memory_under_the_peak)
         tensor_pool_stats(&st);
         if (st.live_bytes > most)
             most = st.live_bytes;
-        ck_assert_uint_le(st.live_bytes + st.cached_bytes, most);
+        ck_assert_uint_le(st.live_bytes + st.cached_bytes, most + TENSOR_POOL_SLACK);
         tensor_unref(t);
     }
     tensor_caches_drain();
