@@ -594,10 +594,13 @@ static int depthwise_row_taps(const ConvGeom *g, int64_t oh, int64_t plen, const
     return ntaps;
 }
 
-/* The first n of a block's DW_BLOCK sums (plus the bias) to dst. */
-static inline __attribute__((always_inline)) void depthwise_store(float *dst, int64_t n, const float *bias, V8F a0,
-                                                                   V8F a1, V8F a2, V8F a3)
+/* The first n of a block's DW_BLOCK sums acc[0..4) (plus the bias) to dst.
+** (The sums come by pointer: clang refuses 32-byte vector arguments in the
+** function's clone without AVX.) */
+static inline __attribute__((always_inline)) void depthwise_store(float *dst, int64_t n, const float *bias,
+                                                                   const V8F *acc)
 {
+    V8F a0 = acc[0], a1 = acc[1], a2 = acc[2], a3 = acc[3];
     if (bias) {
         a0 += *bias;
         a1 += *bias;
@@ -655,7 +658,7 @@ static void depthwise_plane_2d(const ConvGeom *g, const float *ph, int64_t plen,
                     a2 += wt[t] * *(const V8F *)(src + 16);
                     a3 += wt[t] * *(const V8F *)(src + 24);
                 }
-                depthwise_store(o + oh * OW + ob, OW - ob, bias, a0, a1, a2, a3);
+                depthwise_store(o + oh * OW + ob, OW - ob, bias, (V8F[4]){a0, a1, a2, a3});
                 continue;
             }
             V8F b0 = {0}, b1 = {0}, b2 = {0}, b3 = {0};
@@ -670,8 +673,8 @@ static void depthwise_plane_2d(const ConvGeom *g, const float *ph, int64_t plen,
                 b2 += wt[t] * *(const V8F *)(nxt + 16);
                 b3 += wt[t] * *(const V8F *)(nxt + 24);
             }
-            depthwise_store(o + oh * OW + ob, OW - ob, bias, a0, a1, a2, a3);
-            depthwise_store(o + (oh + 1) * OW + ob, OW - ob, bias, b0, b1, b2, b3);
+            depthwise_store(o + oh * OW + ob, OW - ob, bias, (V8F[4]){a0, a1, a2, a3});
+            depthwise_store(o + (oh + 1) * OW + ob, OW - ob, bias, (V8F[4]){b0, b1, b2, b3});
         }
         oh += pair ? 2 : 1;
     }
