@@ -29,7 +29,6 @@
 #include "nn_conv_int.h"
 
 #include <stdatomic.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "interp/parallel.h"
@@ -321,7 +320,8 @@ EpStatus conv_wino(OpCall *c, const ConvGeom *g, const float *X, const float *W,
     j.uxs = cout_g * cin_g + 32;
     j.vxs = cin_g * j.ld + 32;
     j.mxs = cout_g * j.ld + 32;
-    float *U = malloc((size_t)(g->groups * 16 * j.uxs) * sizeof(float));
+    Storage *umem; /* through the tensors' allocator: counted against --max-memory */
+    float *U = conv_scratch((size_t)(g->groups * 16 * j.uxs) * sizeof(float), &umem);
     if (!U)
         return op_fail(c, "out of memory for a convolution's %lldx%lld Winograd weight", (long long)cout_g,
                        (long long)cin_g);
@@ -343,7 +343,7 @@ EpStatus conv_wino(OpCall *c, const ConvGeom *g, const float *X, const float *W,
     j.nparts = (cout_g + j.co_part - 1) / j.co_part;
     const int64_t work = 16 * j.co_part * cin_g * j.ld;
     ep_parallel_for(blocks * j.nparts, WG_CHUNK_WORK / (work > 0 ? work : 1) + 1, wino_items, &j);
-    free(U);
+    storage_unref(umem);
     if (atomic_load(&j.failed))
         return op_fail(c, "out of memory for the Winograd transforms of %lld channels", (long long)cin_g);
     return EP_OK;
