@@ -769,10 +769,10 @@ static inline __attribute__((always_inline)) void sgemm_1x24(int64_t K, const fl
     acc[0] = c0, acc[1] = c1, acc[2] = c2;
 }
 
-/* The contract is in nn_conv_int.h (an im2col tile is padded to SG_NR
-** columns for it). */
+/* The contract is conv_sgemm's, in nn_conv_int.h (an im2col tile is
+** padded to SG_NR columns for it). */
 __attribute__((target_clones("avx2", "default")))
-void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+static void sgemm_blocks(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                        const float *bias, float *C, int64_t ldc)
 {
     for (int64_t j = 0; j < n; j += SG_NR)
@@ -799,6 +799,14 @@ void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, co
                     memcpy(c, row, (size_t)nc * sizeof(float));
             }
         }
+}
+
+/* The clones stay inside this file: clang exports no symbol a call from
+** another file (nn_conv_wino.c) could bind to. */
+void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
+                const float *bias, float *C, int64_t ldc)
+{
+    sgemm_blocks(m, n, K, A, lda, B, ldb, bias, C, ldc);
 }
 
 /* The im2col of one whole image of a convolution without depth (2-D, or
