@@ -8,7 +8,11 @@
 ** Rows are interleaved, the minimum of reps rounds each (README: Speed and
 ** memory).
 **
-**   build/release/bench/activation [reps]
+**   build/release/bench/activation [reps [threads]]
+**
+** threads (default 1) is the worker count of the op path; the vector
+** column is always one thread.  bench/activation_torch.py THREADS is
+** PyTorch's side, bfloat16 included.
 */
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +21,7 @@
 
 #include "bench/benchutil.h"
 #include "interp/ops.h"
+#include "interp/parallel.h"
 #include "interp/ops/vecmath.h"
 
 #define N (1 << 20)
@@ -89,6 +94,7 @@ static double run_once(const Row *r, Tensor *x)
 int main(int argc, char **argv)
 {
     int reps = argc > 1 ? atoi(argv[1]) : 20;
+    ep_set_threads(argc > 2 ? atoi(argv[2]) : 1);
     EpError err = {0};
     if (ops_init(&err))
         return 1;

@@ -116,6 +116,14 @@ uint16_t f32_to_f16(float f);
 float bf16_to_f32(uint16_t b);
 uint16_t f32_to_bf16(float f);
 
+/* The same conversions over n contiguous elements, in vector lanes: the
+** same bits as the element functions above (tests/test_dtype.c compares
+** every half and bfloat16 and a sweep of float32). */
+void f16_to_f32_n(float *dst, const uint16_t *src, int64_t n);
+void f32_to_f16_n(uint16_t *dst, const float *src, int64_t n);
+void bf16_to_f32_n(float *dst, const uint16_t *src, int64_t n);
+void f32_to_bf16_n(uint16_t *dst, const float *src, int64_t n);
+
 /* Read / write one element as double or int64, converting as PyTorch's
 ** static_cast does (float to int truncates toward zero and wraps to the
 ** width; NaN to int gives INT64_MIN's low bits; to bool: x != 0).  These are

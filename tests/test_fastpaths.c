@@ -135,6 +135,8 @@ static const PwCase PW[] = {
     {"aten.copysign.Tensor", 2, 0, false, false, true, false, false},
     {"aten.addcmul.default", 3, 0, false, true, true, true, false},
     {"aten.sigmoid.default", 1, 0, false, false, true, true, false},
+    {"aten.sqrt.default", 1, 0, false, false, true, true, false},
+    {"aten.rsqrt.default", 1, 0, false, false, true, true, false},
     {"aten.pow.Tensor_Scalar", 1, 3, true, true, true, true, false},
     {"aten.lerp.Tensor", 3, 0, false, false, true, false, false},
 };
@@ -308,6 +310,41 @@ START_TEST(test_pointwise_fast_equals_reference)
             }
         }
     }
+}
+END_TEST
+
+/* float32 rsqrt divides in float as PyTorch's kernel does (1 / sqrtf, two
+** roundings): these inputs' results, from torch.rsqrt in PyTorch 1.13, are
+** one ulp from the correctly rounded 1 / sqrt in double; their square
+** roots are the correctly rounded ones.  Bits: input, rsqrt, sqrt. */
+START_TEST(test_rsqrt_rounds_as_pytorch)
+{
+    static const uint32_t CASES[][3] = {
+        {0x3edacde2, 0x3fc3cd4e, 0x3f275a4e}, {0x429a600b, 0x3de91b85, 0x410c9202},
+        {0x426dc5c1, 0x3e04d0cc, 0x40f6b7cd}, {0x4237c41f, 0x3e17139e, 0x40d8e585},
+        {0x4281aa01, 0x3dfe5a1c, 0x4100d450}, {0x41962e1d, 0x3e6c5740, 0x408aa5b1},
+    };
+    enum { N = sizeof CASES / sizeof CASES[0] };
+    int64_t n = N;
+    EpError err = {0};
+    Tensor *x = tensor_empty(DT_F32, 1, &n, &err);
+    ck_assert(x != NULL);
+    for (int i = 0; i < N; i++)
+        memcpy((char *)tensor_data(x) + 4 * i, &CASES[i][0], 4);
+    for (int k = 1; k <= 2; k++) {
+        Value v = value_tensor(x);
+        char msg[256] = "";
+        Tensor *y = run_op(k == 1 ? "aten.rsqrt.default" : "aten.sqrt.default", 1, &v, msg, sizeof msg);
+        ck_assert_msg(y != NULL, "%s", msg);
+        for (int i = 0; i < N; i++) {
+            uint32_t got;
+            memcpy(&got, (const char *)tensor_data(y) + 4 * i, 4);
+            ck_assert_msg(got == CASES[i][k], "%s of 0x%08x: 0x%08x, want 0x%08x", k == 1 ? "rsqrt" : "sqrt",
+                          CASES[i][0], got, CASES[i][k]);
+        }
+        tensor_unref(y);
+    }
+    tensor_unref(x);
 }
 END_TEST
 
@@ -671,6 +708,7 @@ Suite *suite_fastpaths(void)
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_pointwise_fast_equals_reference);
     tcase_add_test(tc, test_pointwise_in_place);
+    tcase_add_test(tc, test_rsqrt_rounds_as_pytorch);
     tcase_add_test(tc, test_zero_division_in_chunks);
     tcase_add_test(tc, test_softmax_normal_rows_equal_clamped);
     tcase_add_test(tc, test_softmax_reduced_fast_vs_reference);

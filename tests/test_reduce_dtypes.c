@@ -9,6 +9,7 @@
 ** every code.
 */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/ops.h"
@@ -102,6 +103,41 @@ START_TEST(test_widen_every_code)
                           got[i], want);
         }
     }
+}
+END_TEST
+
+/* dtype.c's vector narrowing gives the element functions' bits: a sweep
+** of 2^20 float32 patterns 4099 apart (every exponent, both signs, NaN
+** payloads), the halfway cases around the float16 normal and subnormal
+** grids and the overflow bound, and hand-checked values. */
+START_TEST(test_narrow_sweep)
+{
+    enum { N = 1 << 20 };
+    float *x = malloc(N * sizeof *x);
+    uint16_t *h = malloc(N * sizeof *h), *b = malloc(N * sizeof *b);
+    ck_assert(x && h && b);
+    for (uint32_t i = 0; i < N; i++) {
+        uint32_t u = i * 4099u;
+        if (i < 4096) /* ties and their neighbours: 0x1000 (f16 normal), 0x8000 (bf16) */
+            u = ((i & 0xff) << 23) + ((i >> 8) & 1 ? 0x8000u : 0x1000u) + ((i >> 9) & 3) - 1 +
+                ((i >> 11) & 1 ? 0x80000000u : 0);
+        memcpy(&x[i], &u, 4);
+    }
+    const float hand[] = {65519.99f, 65520.0f, 0x1p-25f, 0x1.8p-24f, 0x1p-24f, 0x1.ffcp-15f, -0.0f, INFINITY};
+    const uint16_t hand_f16[] = {0x7bff, 0x7c00, 0x0000, 0x0002, 0x0001, 0x0400, 0x8000, 0x7c00};
+    for (int k = 0; k < 8; k++)
+        x[4096 + k] = hand[k];
+    f32_to_f16_n(h, x, N);
+    f32_to_bf16_n(b, x, N);
+    for (uint32_t i = 0; i < N; i++) {
+        ck_assert_msg(h[i] == f32_to_f16(x[i]), "f16 of %a: 0x%04x, want 0x%04x", x[i], h[i], f32_to_f16(x[i]));
+        ck_assert_msg(b[i] == f32_to_bf16(x[i]), "bf16 of %a: 0x%04x, want 0x%04x", x[i], b[i], f32_to_bf16(x[i]));
+    }
+    for (int k = 0; k < 8; k++)
+        ck_assert_msg(h[4096 + k] == hand_f16[k], "f16 of %a: 0x%04x, want 0x%04x", hand[k], h[4096 + k], hand_f16[k]);
+    free(x);
+    free(h);
+    free(b);
 }
 END_TEST
 
@@ -321,6 +357,7 @@ Suite *suite_reduce_dtypes(void)
     TCase *tc = tcase_create("fast-vs-reference");
     tcase_set_timeout(tc, 600);
     tcase_add_test(tc, test_widen_every_code);
+    tcase_add_test(tc, test_narrow_sweep);
     tcase_add_test(tc, test_half_sums);
     tcase_add_test(tc, test_int_sums_same_bits);
     tcase_add_test(tc, test_extremes_same_bits);

@@ -183,6 +183,8 @@ static void convert_run(DType dst_t, void *dst, int64_t dstride, DType src_t, co
 {
     if (dst_t == src_t && dstride == 1) {
         gather_same(dtype_size(src_t), dst, src, sstride, n);
+    } else if (dstride == 1 && sstride == 1 && (dst_t == DT_F32 || src_t == DT_F32)) {
+        dtype_convert(dst_t, dst, 1, src_t, src, 1, n); /* the vector loops for halves */
     } else if (dst_t == DT_F16 && src_t == DT_F32) {
         for (int64_t i = 0; i < n; i++)
             ((uint16_t *)dst)[i * dstride] = f32_to_f16(((const float *)src)[i * sstride]);

@@ -156,8 +156,18 @@ MATH_KERNEL_VM(log, log(a))
 MATH_KERNEL(log2, log2(a))
 MATH_KERNEL(log10, log10(a))
 MATH_KERNEL(log1p, log1p(a))
-MATH_KERNEL(sqrt, sqrt(a))
-MATH_KERNEL(rsqrt, 1 / sqrt(a))
+/* The square root in T's own precision: float32 takes sqrtf, one
+** correctly rounded instruction that vectorizes (libm's errno is off,
+** -fno-math-errno), the same bits as the double root rounded to float.
+** rsqrt divides in T as PyTorch does (1 / std::sqrt(a), and its vector
+** form _mm256_div_ps(1, _mm256_sqrt_ps(a))): two roundings, not the one
+** of a division in double. */
+#define EW_SQRT(x) (sizeof(T) == sizeof(float) ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
+#define MATH_KERNEL_V(NAME, ...)                                                                \
+    EW_FLOAT_TYPES(EW_VLOOP1, NAME, __VA_ARGS__)                                                 \
+    static const EwKernel K_##NAME = {#NAME, {EW_FLOAT_SLOTS(NAME)}};
+MATH_KERNEL_V(sqrt, EW_SQRT(a))
+MATH_KERNEL_V(rsqrt, (T)1 / EW_SQRT(a))
 MATH_KERNEL(sin, sin(a))
 MATH_KERNEL(cos, cos(a))
 MATH_KERNEL(tan, tan(a))
@@ -174,7 +184,7 @@ MATH_KERNEL_VM(erf, erf(a))
 MATH_KERNEL(erfc, erfc(a))
 MATH_KERNEL(erfinv, calc_erfinv((double)a))
 MATH_KERNEL(i0, calc_i0_t(a))
-MATH_KERNEL(reciprocal, 1 / a)
+MATH_KERNEL_V(reciprocal, (T)1 / a)
 MATH_KERNEL_VM(sigmoid, 1 / (1 + exp(-a)))
 /* log(x / (1 - x)) after clamping x to [f[0], 1 - f[0]] when i[0] is set */
 MATH_KERNEL(logit, logit_of(p->i[0] ? (a < (T)p->f[0] ? (T)p->f[0] : a > (T)p->f[1] ? (T)p->f[1] : a) : a))

@@ -159,25 +159,14 @@ RF_INLINE RfV8f rf_bf16x8(const uint16_t *p)
     return (RfV8f)(__builtin_convertvector(h, RfV8u) << 16);
 }
 
-/* n float16 (t DT_F16) or bfloat16 values as float32 in y. */
+/* n float16 (t DT_F16) or bfloat16 values as float32 in y (dtype.c's
+** vector loops). */
 RF_INLINE void widen_half(const uint16_t *x, DType t, int64_t n, float *y)
 {
-    int64_t i = 0;
-    if (t == DT_F16) {
-        for (; i + 8 <= n; i += 8) {
-            RfV8f v = rf_f16x8(x + i);
-            rf_store8f(y + i, &v);
-        }
-        for (; i < n; i++)
-            y[i] = f16_to_f32(x[i]);
-    } else {
-        for (; i + 8 <= n; i += 8) {
-            RfV8f v = rf_bf16x8(x + i);
-            rf_store8f(y + i, &v);
-        }
-        for (; i < n; i++)
-            y[i] = bf16_to_f32(x[i]);
-    }
+    if (t == DT_F16)
+        f16_to_f32_n(y, x, n);
+    else
+        bf16_to_f32_n(y, x, n);
 }
 
 RF_CLONES void reduce_fast_widen_half(const uint16_t *x, DType t, int64_t n, float *y) { widen_half(x, t, n, y); }
@@ -806,24 +795,6 @@ RF_INLINE void row_moments_ln(const float *x, int64_t n, double *mean, double *m
     *m2 = sq;
 }
 
-/* n float32 values rounded to bfloat16 as f32_to_bf16 does: to nearest
-** even, a NaN to the quiet 0x7fc0. */
-RF_INLINE void narrow_bf16(const float *x, int64_t n, uint16_t *y)
-{
-    int64_t i = 0;
-    for (; i + 8 <= n; i += 8) {
-        RfV8u u;
-        memcpy(&u, x + i, sizeof u);
-        RfV8u r = (u + 0x7fffu + ((u >> 16) & 1u)) >> 16;
-        RfV8u nan = (RfV8u)((u & 0x7fffffffu) > 0x7f800000u);
-        r = (r & ~nan) | (0x7fc0u & nan);
-        RfV8h h = __builtin_convertvector(r, RfV8h);
-        memcpy(y + i, &h, sizeof h);
-    }
-    for (; i < n; i++)
-        y[i] = f32_to_bf16(x[i]);
-}
-
 /* One row x -> y of floats: mean and biased variance in double
 ** (row_moments), then ((x - mean) * rstd) rounded to float, times w plus b
 ** in float, as PyTorch applies its affine parameters. */
@@ -856,7 +827,7 @@ RF_CLONES static void layer_norm_rows_bf16(const LnJob *j, int64_t begin, int64_
     for (int64_t r = begin; r < end; r++) {
         widen_half((const uint16_t *)j->x + r * j->n, DT_BF16, j->n, xb);
         layer_norm_row(j, xb, yb, r);
-        narrow_bf16(yb, j->n, (uint16_t *)j->y + r * j->n);
+        f32_to_bf16_n((uint16_t *)j->y + r * j->n, yb, j->n);
     }
 }
 

@@ -66,18 +66,22 @@ DEFINE_SAFE_ROWS(double)
 typedef enum SoftmaxKind { SOFTMAX, LOG_SOFTMAX, SAFE_SOFTMAX } SoftmaxKind;
 
 /* n float16 (f16) or bfloat16 values widened to float32, and back rounded
-** once to nearest even: plain loops over dtype.h's conversions, without
+** once to nearest even: dtype.h's vector loops, without
 ** tensor_to_dtype's general converter (most of the time otherwise). */
 static void widen_reduced(bool f16, const uint16_t *x, int64_t n, float *y)
 {
-    for (int64_t i = 0; i < n; i++)
-        y[i] = f16 ? f16_to_f32(x[i]) : bf16_to_f32(x[i]);
+    if (f16)
+        f16_to_f32_n(y, x, n);
+    else
+        bf16_to_f32_n(y, x, n);
 }
 
 static void narrow_reduced(bool f16, const float *x, int64_t n, uint16_t *y)
 {
-    for (int64_t i = 0; i < n; i++)
-        y[i] = f16 ? f32_to_f16(x[i]) : f32_to_bf16(x[i]);
+    if (f16)
+        f32_to_f16_n(y, x, n);
+    else
+        f32_to_bf16_n(y, x, n);
 }
 
 /* The fast path of a contiguous float32, float16 or bfloat16 self seen as
