@@ -454,6 +454,7 @@ static const WinoCase WINOS[] = {
     {{1, 32, 30, 36}, 32, 1, 2, true},  /* two groups of 16 */
     {{1, 160, 16, 16}, 64, 1, 1, true}, /* 64 tiles: finer blocks and channel parts */
     {{1, 16, 80, 12}, 17, 2, 1, true},  /* padding 2, 17 channels out */
+    {{1, 160, 13, 13}, 32, 1, 1, true}, /* 49 tiles, the fewest taken */
 };
 
 static Value *wino_vals(const WinoCase *wc, Tensor *x, Tensor *w, Tensor *b, Value *vals)
@@ -468,7 +469,8 @@ static Value *wino_vals(const WinoCase *wc, Tensor *x, Tensor *w, Tensor *b, Val
 
 /* The scale of each output's rounding error: conv(|x|, |w|) + |b|, the sum
 ** of the magnitudes of its terms. */
-static Tensor *abs_conv(const Tensor *x, const Tensor *w, const Tensor *b, int64_t pad, int64_t groups)
+static Tensor *abs_conv(const Tensor *x, const Tensor *w, const Tensor *b, int64_t stride, int64_t pad,
+                        int64_t groups)
 {
     const Tensor *t[3] = {x, w, b};
     Tensor *a[3] = {NULL, NULL, NULL};
@@ -479,7 +481,7 @@ static Tensor *abs_conv(const Tensor *x, const Tensor *w, const Tensor *b, int64
         for (int64_t e = 0; e < tensor_numel(t[k]); e++)
             ((float *)tensor_data(a[k]))[e] = fabsf(((const float *)tensor_data((Tensor *)t[k]))[e]);
     }
-    int64_t st[2] = {1, 1}, pd[2] = {pad, pad}, dl[2] = {1, 1};
+    int64_t st[2] = {stride, stride}, pd[2] = {pad, pad}, dl[2] = {1, 1};
     Tensor *s = conv2d_expected(a[0], a[1], a[2], st, pd, dl, groups);
     for (int k = 0; k < 3; k++)
         tensor_unref(a[k]);
@@ -515,7 +517,7 @@ START_TEST(test_conv_winograd_matches_reference)
         ck_assert_msg(!tensors_same_bits(one, direct), "%s: the direct sum's bits (Winograd path not taken?)", what);
         check_fast(what, "aten.convolution.default", 9, vals, 0, one); /* the same bits at 1, 2 and 3 threads */
         Tensor *ref = oprun("aten.convolution.default", 9, vals, false, 0);
-        Tensor *scale = abs_conv(x, w, b, pad[0], wc->groups);
+        Tensor *scale = abs_conv(x, w, b, 1, pad[0], wc->groups);
         const float *F = tensor_data(one), *D = tensor_data(direct), *R = tensor_data(ref), *S = tensor_data(scale);
         double worst = 0, worst_direct = 0;
         for (int64_t e = 0; e < tensor_numel(ref); e++) {
@@ -531,6 +533,53 @@ START_TEST(test_conv_winograd_matches_reference)
         tensor_unref(scale);
         tensor_unref(one);
         tensor_unref(direct);
+        tensor_unref(x);
+        tensor_unref(w);
+        tensor_unref(b);
+    }
+}
+END_TEST
+
+/* One image whose im2col is a single tile (K = 1440) has its GEMM cut by
+** output rows (nn_conv.c, conv_parts): 2 parts of 64 and 36 rows, 3 of
+** 32, and 4 of 64 rows over a 1x1 read in place.  Within the error bound
+** above of the reference, the same bits at 1, 2 and 3 threads. */
+START_TEST(test_conv_row_parts_match_reference)
+{
+    static const struct {
+        int64_t sizes[4], cout, k, stride, pad;
+    } cases[] = {
+        {{1, 160, 26, 26}, 100, 3, 2, 1},
+        {{1, 160, 26, 26}, 96, 3, 2, 1},
+        {{1, 1024, 12, 12}, 256, 1, 1, 0},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        int64_t wsz[4] = {cases[i].cout, cases[i].sizes[1], cases[i].k, cases[i].k}, bsz[1] = {cases[i].cout};
+        Tensor *x = filled(DT_F32, 4, cases[i].sizes, 1700 + i), *w = filled(DT_F32, 4, wsz, 1800 + i),
+               *b = filled(DT_F32, 1, bsz, 1900 + i);
+        int64_t st[2] = {cases[i].stride, cases[i].stride}, pad[2] = {cases[i].pad, cases[i].pad}, dl[2] = {1, 1},
+                op[2] = {0, 0};
+        Value vals[9] = {value_tensor(x),       value_tensor(w),       value_tensor(b),
+                         value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
+                         value_bool(false),     value_int_list(2, op), value_int(1)};
+        char what[128];
+        snprintf(what, sizeof what, "row parts case %zu", i);
+        ep_set_threads(1);
+        Tensor *one = oprun("aten.convolution.default", 9, vals, true, 0);
+        check_fast(what, "aten.convolution.default", 9, vals, 0, one);
+        Tensor *ref = oprun("aten.convolution.default", 9, vals, false, 0);
+        Tensor *scale = abs_conv(x, w, b, cases[i].stride, cases[i].pad, 1);
+        const float *F = tensor_data(one), *R = tensor_data(ref), *S = tensor_data(scale);
+        double worst = 0;
+        for (int64_t e = 0; e < tensor_numel(ref); e++)
+            worst = fmax(worst, fabs((double)F[e] - R[e]) / (FLT_EPSILON * S[e]));
+        ck_assert_msg(worst <= WINO_ERROR_BOUND, "%s: error of %.2f eps times the sum of |terms| (at most %g)", what,
+                      worst, WINO_ERROR_BOUND);
+        for (int v = 3; v < 9; v++)
+            value_clear(&vals[v]);
+        tensor_unref(ref);
+        tensor_unref(scale);
+        tensor_unref(one);
         tensor_unref(x);
         tensor_unref(w);
         tensor_unref(b);
@@ -615,6 +664,7 @@ Suite *suite_conv_fast(void)
     tcase_add_test(tc, test_conv_small_same_bits_as_float_order);
     tcase_add_test(tc, test_conv_small_halves_and_ranks);
     tcase_add_test(tc, test_conv_winograd_matches_reference);
+    tcase_add_test(tc, test_conv_row_parts_match_reference);
     tcase_add_test(tc, test_conv_winograd_exact_on_integers);
     tcase_add_test(tc, test_conv_winograd_infinities_as_reference);
     suite_add_tcase(s, tc);

@@ -421,6 +421,10 @@ typedef struct ConvJob {
     DType ct;
     bool pointwise;
     int64_t K, tile, ntiles;
+    /* with row parts (conv_parts): mparts parts of mrows output rows per
+    ** (image, group, tile), on the im2col tiles made first in cols */
+    int64_t mparts, mrows;
+    char *cols;
     const char *X, *W, *B;
     char *O;
     atomic_int failed; /* an item ran out of memory */
@@ -473,6 +477,97 @@ static void conv_items(void *ctx, int64_t begin, int64_t end)
             atomic_store(&j->failed, 1);
     }
     storage_unref(mem);
+}
+
+/* ---- a few big items: output rows in parts ---------------------------------------- */
+
+/* A call with fewer items than CONV_MIN_ITEMS (a 256-channel 3x3 layer on
+** 14x14 at batch 1 is one tile of one image) would leave cores idle.  Its
+** GEMMs are then cut by output rows as well, into parts of at least
+** CONV_PART_ROWS rows (a multiple of 32, which every OpenBLAS kernel's row
+** block divides), after the tiles' im2col is made once, in parallel by
+** input channels, and shared by the parts.  Parts and channel chunks
+** depend on the shape alone, so the result does not depend on the thread
+** count. */
+#define CONV_MIN_ITEMS 4
+#define CONV_PART_ROWS 32
+#define CONV_COL_CHUNKS 4 /* channel chunks per tile in the im2col phase */
+
+static void conv_item_place(const ConvJob *j, int64_t base, int64_t *n, int64_t *grp, int64_t *t0, int64_t *t1)
+{
+    const int64_t L_out = prod3(j->g->out);
+    *n = base / j->ntiles / j->g->groups;
+    *grp = base / j->ntiles % j->g->groups;
+    *t0 = base % j->ntiles * j->tile;
+    *t1 = *t0 + j->tile < L_out ? *t0 + j->tile : L_out;
+}
+
+/* item = tile item * CONV_COL_CHUNKS + chunk: the chunk's input channels'
+** rows of the tile's im2col, at the tile's place in j->cols */
+static void conv_cols_items(void *ctx, int64_t begin, int64_t end)
+{
+    ConvJob *j = ctx;
+    const ConvGeom *g = j->g;
+    const int es = dtype_size(j->ct);
+    const int64_t cin_g = g->cin / g->groups, KK = prod3(g->k), L_in = prod3(g->in);
+    for (int64_t it = begin; it < end; it++) {
+        const int64_t base = it / CONV_COL_CHUNKS, chunk = it % CONV_COL_CHUNKS;
+        const int64_t c0 = cin_g * chunk / CONV_COL_CHUNKS, c1 = cin_g * (chunk + 1) / CONV_COL_CHUNKS;
+        int64_t n, grp, t0, t1;
+        conv_item_place(j, base, &n, &grp, &t0, &t1);
+        const char *x = j->X + ((n * g->cin + grp * cin_g + c0) * L_in) * es;
+        char *cols = j->cols + (base * j->K * j->tile + c0 * KK * (t1 - t0)) * es;
+        if (es == 4)
+            im2col_4(g, c1 - c0, (const uint32_t *)x, t0, t1, (uint32_t *)cols, t1 - t0);
+        else
+            im2col_8(g, c1 - c0, (const uint64_t *)x, t0, t1, (uint64_t *)cols, t1 - t0);
+    }
+}
+
+/* item = tile item * mparts + part: the part's output rows of the tile */
+static void conv_part_items(void *ctx, int64_t begin, int64_t end)
+{
+    ConvJob *j = ctx;
+    const ConvGeom *g = j->g;
+    const int es = dtype_size(j->ct);
+    const int64_t cin_g = g->cin / g->groups, cout_g = g->cout / g->groups;
+    const int64_t L_in = prod3(g->in), L_out = prod3(g->out);
+    for (int64_t it = begin; it < end; it++) {
+        const int64_t base = it / j->mparts, r0 = it % j->mparts * j->mrows;
+        const int64_t r1 = r0 + j->mrows < cout_g ? r0 + j->mrows : cout_g;
+        int64_t n, grp, t0, t1;
+        conv_item_place(j, base, &n, &grp, &t0, &t1);
+        NnMat mx = {(void *)(j->X + ((n * g->cin + grp * cin_g) * L_in + t0) * es), L_in, 1};
+        if (!j->pointwise)
+            mx = (NnMat){j->cols + base * j->K * j->tile * es, t1 - t0, 1};
+        char *o = j->O + ((n * g->cout + grp * cout_g + r0) * L_out + t0) * es;
+        if (j->B)
+            fill_bias(es, r1 - r0, t1 - t0, L_out, j->B + (grp * cout_g + r0) * es, o);
+        NnMat mw = {(void *)(j->W + (grp * cout_g + r0) * j->K * es), j->K, 1};
+        NnMat mo = {o, L_out, 1};
+        EpError err = {0};
+        if (nn_gemm(true, j->ct, r1 - r0, t1 - t0, j->K, 1, mw, mx, j->B ? 1 : 0, mo, &err))
+            atomic_store(&j->failed, 1);
+    }
+}
+
+/* The two phases; false when the tiles' im2col does not fit in memory. */
+static bool conv_parts(ConvJob *j, int64_t items)
+{
+    const int es = dtype_size(j->ct);
+    Storage *mem = NULL;
+    if (!j->pointwise) {
+        j->cols = conv_scratch((size_t)(items * j->K * j->tile) * (size_t)es, &mem);
+        if (!j->cols)
+            return false;
+        const int64_t work = j->K * j->tile / CONV_COL_CHUNKS;
+        ep_parallel_for(items * CONV_COL_CHUNKS, CONV_CHUNK_WORK / 16 / (work > 0 ? work : 1) + 1, conv_cols_items,
+                        j);
+    }
+    const int64_t work = j->mrows * j->tile * j->K;
+    ep_parallel_for(items * j->mparts, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_part_items, j);
+    storage_unref(mem);
+    return true;
 }
 
 /* float32 o[i] += w * x[i] over a row, eight lanes at a time: each lane's
@@ -1164,8 +1259,19 @@ static EpStatus conv_fast(OpCall *c, DType ct, const ConvGeom *g, const char *X,
     j.tile = ((L_out + j.ntiles - 1) / j.ntiles + 15) / 16 * 16;
     j.tile = j.tile < L_out ? j.tile : L_out;
     j.ntiles = (L_out + j.tile - 1) / j.tile;
+    const int64_t items = g->n * g->groups * j.ntiles;
     int64_t work = cout_g * j.tile * j.K;
-    ep_parallel_for(g->n * g->groups * j.ntiles, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_items, &j);
+    j.mparts = items < CONV_MIN_ITEMS ? (CONV_MIN_ITEMS + items - 1) / items : 1;
+    j.mparts = j.mparts < cout_g / CONV_PART_ROWS ? j.mparts : cout_g / CONV_PART_ROWS;
+    if (j.mparts > 1 && work >= 2 * CONV_CHUNK_WORK) {
+        j.mrows = ((cout_g + j.mparts - 1) / j.mparts + CONV_PART_ROWS - 1) / CONV_PART_ROWS * CONV_PART_ROWS;
+        j.mparts = (cout_g + j.mrows - 1) / j.mrows;
+        if (!conv_parts(&j, items))
+            return op_fail(c, "out of memory for %lld im2col tiles of %lldx%lld", (long long)items, (long long)j.K,
+                           (long long)j.tile);
+    } else {
+        ep_parallel_for(items, CONV_CHUNK_WORK / (work > 0 ? work : 1) + 1, conv_items, &j);
+    }
     if (atomic_load(&j.failed))
         return op_fail(c, "out of memory for a %lldx%lld im2col tile", (long long)j.K, (long long)j.tile);
     return EP_OK;
