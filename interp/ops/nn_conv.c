@@ -10,7 +10,8 @@
 ** double (float types) or wrapping uint64 (integers).  The BLAS side has
 ** float32 fast paths of its own: depthwise planes, small images with the
 ** output channels in the vector lanes, a register-blocked GEMM on im2col
-** tiles over the batch (see their sections), and Winograd's F(2x2, 3x3)
+** tiles over the batch (see their sections; the GEMM is nn_conv_sgemm.c),
+** and Winograd's F(2x2, 3x3)
 ** for 3x3 stride-1 layers on bigger images (nn_conv_wino.c).  float16 and bfloat16
 ** compute in float32 and round once (PyTorch 1.13 has no float16 CPU
 ** convolution; modern PyTorch computes it in float32).
@@ -775,14 +776,6 @@ static void depthwise_plane_2d(const ConvGeom *g, const float *ph, int64_t plen,
     }
 }
 
-static bool all_finite(const float *w, int64_t n)
-{
-    for (int64_t i = 0; i < n; i++)
-        if (!(w[i] - w[i] == 0)) /* false for inf and NaN */
-            return false;
-    return true;
-}
-
 static void depthwise_items(void *ctx, int64_t begin, int64_t end)
 {
     const ConvJob *j = ctx;
@@ -798,7 +791,7 @@ static void depthwise_items(void *ctx, int64_t begin, int64_t end)
         const float *x = (const float *)j->X + (n * g->cin + co / cout_g) * L_in;
         const float *bias = j->B ? (const float *)j->B + co : NULL, *w = (const float *)j->W + co * KK;
         float *o = (float *)j->O + it * L_out;
-        if (ph && all_finite(w, KK)) {
+        if (ph && conv_all_finite(w, KK)) {
             depthwise_phases(g, x, plen, ph);
             depthwise_plane_2d(g, ph, plen, w, bias, o);
         } else { /* 3-D, dilated, out of memory, or a weight that 0 * w would make NaN */
@@ -822,87 +815,6 @@ static void depthwise_items(void *ctx, int64_t begin, int64_t end)
 #define CONV_SG_TILE (INT64_C(1) << 16)
 /* multiply-adds a chunk of the pool should hold at least: ~25 us */
 #define CONV_SG_CHUNK_WORK (INT64_C(1) << 19)
-
-/* The GEMM's register block (SG_MR rows by SG_NR columns, nn_conv_int.h)
-** is 12 vectors of eight sums.  Without fused multiply-add (see axpy_row)
-** each step is a multiply then an add into its sum; 12 independent sums
-** keep the add units busy while the multiplies run alongside. */
-
-/* acc[r][v] = sum over k < K, in order, of a[r lda + k] * b[k ldb + 8 v ...]
-** for r < 4: the sums spelled out as twelve variables, which GCC keeps in
-** registers (an array indexed in a loop it leaves in memory). */
-static inline __attribute__((always_inline)) void sgemm_4x24(int64_t K, const float *a, int64_t lda, const float *b,
-                                                              int64_t ldb, V8F acc[SG_MR][3])
-{
-    V8F c00 = {0}, c01 = {0}, c02 = {0}, c10 = {0}, c11 = {0}, c12 = {0};
-    V8F c20 = {0}, c21 = {0}, c22 = {0}, c30 = {0}, c31 = {0}, c32 = {0};
-    const float *a0 = a, *a1 = a + lda, *a2 = a + 2 * lda, *a3 = a + 3 * lda;
-    for (int64_t k = 0; k < K; k++, b += ldb) {
-        const V8F b0 = *(const V8F *)b, b1 = *(const V8F *)(b + 8), b2 = *(const V8F *)(b + 16);
-        const float w0 = a0[k], w1 = a1[k], w2 = a2[k], w3 = a3[k];
-        c00 += w0 * b0, c01 += w0 * b1, c02 += w0 * b2;
-        c10 += w1 * b0, c11 += w1 * b1, c12 += w1 * b2;
-        c20 += w2 * b0, c21 += w2 * b1, c22 += w2 * b2;
-        c30 += w3 * b0, c31 += w3 * b1, c32 += w3 * b2;
-    }
-    acc[0][0] = c00, acc[0][1] = c01, acc[0][2] = c02;
-    acc[1][0] = c10, acc[1][1] = c11, acc[1][2] = c12;
-    acc[2][0] = c20, acc[2][1] = c21, acc[2][2] = c22;
-    acc[3][0] = c30, acc[3][1] = c31, acc[3][2] = c32;
-}
-
-/* The same for one row (the rows left over below a multiple of four). */
-static inline __attribute__((always_inline)) void sgemm_1x24(int64_t K, const float *a, const float *b, int64_t ldb,
-                                                              V8F acc[3])
-{
-    V8F c0 = {0}, c1 = {0}, c2 = {0};
-    for (int64_t k = 0; k < K; k++, b += ldb) {
-        c0 += a[k] * *(const V8F *)b;
-        c1 += a[k] * *(const V8F *)(b + 8);
-        c2 += a[k] * *(const V8F *)(b + 16);
-    }
-    acc[0] = c0, acc[1] = c1, acc[2] = c2;
-}
-
-/* The contract is conv_sgemm's, in nn_conv_int.h (an im2col tile is
-** padded to SG_NR columns for it). */
-__attribute__((target_clones("avx2", "default")))
-static void sgemm_blocks(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
-                       const float *bias, float *C, int64_t ldc)
-{
-    for (int64_t j = 0; j < n; j += SG_NR)
-        for (int64_t i = 0; i < m; i += SG_MR) {
-            const int mr = m - i < SG_MR ? (int)(m - i) : SG_MR;
-            const int64_t nc = n - j < SG_NR ? n - j : SG_NR;
-            const float *a = A + i * lda;
-            V8F acc[SG_MR][3];
-            if (mr == SG_MR)
-                sgemm_4x24(K, a, lda, B + j, ldb, acc);
-            else
-                for (int r = 0; r < mr; r++)
-                    sgemm_1x24(K, a + r * lda, B + j, ldb, acc[r]);
-            for (int r = 0; r < mr; r++) {
-                float row[SG_NR], *c = C + (i + r) * ldc + j;
-                float *dst = nc == SG_NR ? c : row;
-                for (int v = 0; v < 3; v++) {
-                    V8F sum = acc[r][v];
-                    if (bias)
-                        sum += bias[i + r];
-                    *(V8F *)(dst + 8 * v) = sum;
-                }
-                if (dst == row)
-                    memcpy(c, row, (size_t)nc * sizeof(float));
-            }
-        }
-}
-
-/* The clones stay inside this file: clang exports no symbol a call from
-** another file (nn_conv_wino.c) could bind to. */
-void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
-                const float *bias, float *C, int64_t ldc)
-{
-    sgemm_blocks(m, n, K, A, lda, B, ldb, bias, C, ldc);
-}
 
 /* The im2col of one whole image of a convolution without depth (2-D, or
 ** 1-D): cols[(ci, kh, kw), (oh, ow)], rows ld apart.  The general IM2COL

@@ -47,6 +47,9 @@ static inline void *conv_scratch(size_t bytes, Storage **owner)
 void conv_sgemm(int64_t m, int64_t n, int64_t K, const float *A, int64_t lda, const float *B, int64_t ldb,
                 const float *bias, float *C, int64_t ldc);
 
+/* Is each of the n floats finite (no infinity, no NaN)? */
+bool conv_all_finite(const float *x, int64_t n);
+
 /* The Winograd path's case: float32 2-D 3x3, stride 1, no dilation, at
 ** least 16 channels in and out per group, finite input and weight. */
 bool conv_wino_fits(const ConvGeom *g, const float *X, const float *W);
