@@ -4,7 +4,8 @@
 ** them), and the vector function alone where one serves the row (vecmath.h:
 ** the kernel's own time, without the runner and the output's allocation),
 ** and the op on bfloat16 input (computed in float32, rounded once); softmax
-** runs on the data as 1024x1024 along the last dim.
+** runs on the data as 1024x1024 along the last dim; relu and neg are two
+** plain pointwise ops beside them.
 ** Rows are interleaved, the minimum of reps rounds each (README: Speed and
 ** memory).
 **
@@ -47,6 +48,8 @@ static const Row ROWS[] = {
     {"sqrt", "aten.sqrt.default", NULL, true, false, NULL},
     {"rsqrt", "aten.rsqrt.default", NULL, true, false, NULL},
     {"softmax", "aten._softmax.default", NULL, false, true, NULL},
+    {"relu", "aten.relu.default", NULL, false, false, NULL},
+    {"neg", "aten.neg.default", NULL, false, false, NULL},
 };
 enum { NROWS = sizeof ROWS / sizeof ROWS[0] };
 

@@ -17,7 +17,9 @@ rows = [("exp", lambda a, **k: torch.exp(a, **k), x), ("sigmoid", lambda a, **k:
         ("silu", lambda a, **k: torch._C._nn.silu(a, **k), x), ("erf", lambda a, **k: torch.erf(a, **k), x),
         ("log", lambda a, **k: torch.log(a, **k), xp), ("sqrt", lambda a, **k: torch.sqrt(a, **k), xp),
         ("rsqrt", lambda a, **k: torch.rsqrt(a, **k), xp),
-        ("softmax", lambda a, **k: torch._softmax(a.view(1024, 1024), -1, False), x)]
+        ("softmax", lambda a, **k: torch._softmax(a.view(1024, 1024), -1, False), x),
+        ("relu", lambda a, **k: torch.relu(a) if not k else torch.clamp_min(a, 0, **k), x),
+        ("neg", lambda a, **k: torch.neg(a, **k), x)]
 half = {id(x): x.bfloat16(), id(xp): xp.bfloat16()}
 best = {n: [1e9, 1e9, 1e9] for n, _, _ in rows}
 for r in range(reps):

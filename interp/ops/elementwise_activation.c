@@ -50,11 +50,11 @@ ACTIVATION(softshrink, a > (T)p->f[0] ? a - (T)p->f[0] : a < -(T)p->f[0] ? a + (
 ACTIVATION(hardshrink, (a >= -(T)p->f[0] && a <= (T)p->f[0]) ? 0 : a)
 
 /* threshold: f[0]/i[0] the threshold, f[1]/i[1] the value below it */
-EW_FLOAT_TYPES(EW_LOOP1, threshold, a <= (T)p->f[0] ? (T)p->f[1] : a)
-EW_INT_TYPES(EW_LOOP1, threshold, a <= (T)p->i[0] ? (T)p->i[1] : a)
+EW_FLOAT_TYPES(EW_VLOOP1, threshold, a <= (T)p->f[0] ? (T)p->f[1] : a)
+EW_INT_TYPES(EW_VLOOP1, threshold, a <= (T)p->i[0] ? (T)p->i[1] : a)
 static const EwKernel K_THRESHOLD = {"threshold_cpu", {EW_FLOAT_SLOTS(threshold), EW_INT_SLOTS(threshold)}};
 
-EW_FLOAT_TYPES(EW_LOOP2, prelu, a > 0 ? a : b * a)
+EW_FLOAT_TYPES(EW_VLOOP2, prelu, a > 0 ? a : b * a)
 static const EwKernel K_PRELU = {"prelu_cpu", {EW_FLOAT_SLOTS(prelu)}};
 
 EW_FLOAT_TYPES(EW_LOOP2, glu, a * (1 / (1 + exp(-b))))

@@ -94,46 +94,46 @@ static double calc_i0_f64(double x)
 
 /* ---- sign-like and rounding ops ------------------------------------------------ */
 
-EW_FLOAT_TYPES(EW_LOOP1, neg, -a)
-EW_INT_TYPES(EW_LOOP1, neg, 0 - (uint64_t)a)
+EW_FLOAT_TYPES(EW_VLOOP1, neg, -a)
+EW_INT_TYPES(EW_VLOOP1, neg, 0 - (uint64_t)a)
 static const EwKernel K_NEG = {"neg_cpu", {EW_FLOAT_SLOTS(neg), EW_INT_SLOTS(neg)}};
 
-EW_FLOAT_TYPES(EW_LOOP1, abs, fabs(a))
-EW_INT_TYPES(EW_LOOP1, abs, EW_IS_NEG(a) ? 0 - (uint64_t)a : (uint64_t)a)
+EW_FLOAT_TYPES(EW_VLOOP1, abs, fabs(a))
+EW_INT_TYPES(EW_VLOOP1, abs, EW_IS_NEG(a) ? 0 - (uint64_t)a : (uint64_t)a)
 static const EwKernel K_ABS = {"abs_cpu", {EW_FLOAT_SLOTS(abs), EW_INT_SLOTS(abs)}};
 
 /* (0 < a) - (a < 0): nan and -0 give 0 */
-EW_FLOAT_TYPES(EW_LOOP1, sign, (T)((0 < a) - (a < 0)))
-EW_INT_TYPES(EW_LOOP1, sign, (0 < a) - EW_IS_NEG(a))
-EW_BOOL_TYPE(EW_LOOP1, sign, a)
+EW_FLOAT_TYPES(EW_VLOOP1, sign, (T)((0 < a) - (a < 0)))
+EW_INT_TYPES(EW_VLOOP1, sign, (0 < a) - EW_IS_NEG(a))
+EW_BOOL_TYPE(EW_VLOOP1, sign, a)
 static const EwKernel K_SIGN = {"sign_cpu", {EW_FLOAT_SLOTS(sign), EW_INT_SLOTS(sign), EW_BOOL_SLOT(sign)}};
 
 /* The rounding functions leave integers alone (a copy). */
-EW_INT_TYPES(EW_LOOP1, same, a)
-EW_BOOL_TYPE(EW_LOOP1, same, a)
-EW_FLOAT_TYPES(EW_LOOP1, floor, floor(a))
+EW_INT_TYPES(EW_VLOOP1, same, a)
+EW_BOOL_TYPE(EW_VLOOP1, same, a)
+EW_FLOAT_TYPES(EW_VLOOP1, floor, floor(a))
 static const EwKernel K_FLOOR = {"floor_vml_cpu", {EW_FLOAT_SLOTS(floor), EW_INT_SLOTS(same)}};
-EW_FLOAT_TYPES(EW_LOOP1, ceil, ceil(a))
+EW_FLOAT_TYPES(EW_VLOOP1, ceil, ceil(a))
 static const EwKernel K_CEIL = {"ceil_vml_cpu", {EW_FLOAT_SLOTS(ceil), EW_INT_SLOTS(same)}};
-EW_FLOAT_TYPES(EW_LOOP1, trunc, trunc(a))
+EW_FLOAT_TYPES(EW_VLOOP1, trunc, trunc(a))
 static const EwKernel K_TRUNC = {"trunc_vml_cpu", {EW_FLOAT_SLOTS(trunc), EW_INT_SLOTS(same)}};
 /* half to even, as std::nearbyint in the default rounding mode */
-EW_FLOAT_TYPES(EW_LOOP1, round, nearbyint(a))
+EW_FLOAT_TYPES(EW_VLOOP1, round, nearbyint(a))
 static const EwKernel K_ROUND = {"round_vml_cpu", {EW_FLOAT_SLOTS(round), EW_INT_SLOTS(same)}};
 static const EwKernel K_ROUND_FLOAT = {"round_vml_cpu", {EW_FLOAT_SLOTS(round)}};
 /* round to f[0] = 10^|decimals| places; i[0] set for negative decimals */
-EW_FLOAT_TYPES(EW_LOOP1, round_dec,
+EW_FLOAT_TYPES(EW_VLOOP1, round_dec,
                p->i[0] ? nearbyint(a / (T)p->f[0]) * (T)p->f[0] : nearbyint(a * (T)p->f[0]) / (T)p->f[0])
 static const EwKernel K_ROUND_DECIMALS = {"round_cpu", {EW_FLOAT_SLOTS(round_dec)}};
-EW_FLOAT_TYPES(EW_LOOP1, frac, a - trunc(a))
+EW_FLOAT_TYPES(EW_VLOOP1, frac, a - trunc(a))
 static const EwKernel K_FRAC = {"frac_cpu", {EW_FLOAT_SLOTS(frac)}};
 
-EW_FLOAT_TYPES(EW_LOOP1, square, a * a)
-EW_INT_TYPES(EW_LOOP1, square, (uint64_t)a * (uint64_t)a)
+EW_FLOAT_TYPES(EW_VLOOP1, square, a * a)
+EW_INT_TYPES(EW_VLOOP1, square, (uint64_t)a * (uint64_t)a)
 static const EwKernel K_SQUARE = {"pow", {EW_FLOAT_SLOTS(square), EW_INT_SLOTS(square)}};
 
-EW_INT_TYPES(EW_LOOP1, bitwise_not, ~(uint64_t)a)
-EW_BOOL_TYPE(EW_LOOP1, bitwise_not, !a)
+EW_INT_TYPES(EW_VLOOP1, bitwise_not, ~(uint64_t)a)
+EW_BOOL_TYPE(EW_VLOOP1, bitwise_not, !a)
 static const EwKernel K_BITWISE_NOT = {"bitwise_not_cpu", {EW_INT_SLOTS(bitwise_not), EW_BOOL_SLOT(bitwise_not)}};
 
 /* ---- math functions: integer inputs compute in float32 ----------------------- */
@@ -190,32 +190,32 @@ MATH_KERNEL_VM(sigmoid, 1 / (1 + exp(-a)))
 MATH_KERNEL(logit, logit_of(p->i[0] ? (a < (T)p->f[0] ? (T)p->f[0] : a > (T)p->f[1] ? (T)p->f[1] : a) : a))
 
 /* nan_to_num: f[0] replaces nan, f[1] +inf, f[2] -inf */
-EW_FLOAT_TYPES(EW_LOOP1, nan_to_num,
+EW_FLOAT_TYPES(EW_VLOOP1, nan_to_num,
                a != a ? (T)p->f[0] : a == (T)INFINITY ? (T)p->f[1] : a == -(T)INFINITY ? (T)p->f[2] : a)
 static const EwKernel K_NAN_TO_NUM = {"nan_to_num", {EW_FLOAT_SLOTS(nan_to_num), EW_INT_SLOTS(same), EW_BOOL_SLOT(same)}};
 
 /* ---- predicates ---------------------------------------------------------------- */
 
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, isnan, a != a)
-EW_INT_TYPES_TO_BOOL(EW_LOOP1, never, 0)
-EW_BOOL_TYPE(EW_LOOP1, never, 0)
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, isnan, a != a)
+EW_INT_TYPES_TO_BOOL(EW_VLOOP1, never, 0)
+EW_BOOL_TYPE(EW_VLOOP1, never, 0)
 static const EwKernel K_ISNAN = {"isnan", {EW_FLOAT_SLOTS(isnan), EW_INT_SLOTS(never), EW_BOOL_SLOT(never)}};
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, isinf, isinf(a))
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, isinf, isinf(a))
 static const EwKernel K_ISINF = {"isinf", {EW_FLOAT_SLOTS(isinf), EW_INT_SLOTS(never), EW_BOOL_SLOT(never)}};
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, isposinf, a == (T)INFINITY)
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, isposinf, a == (T)INFINITY)
 static const EwKernel K_ISPOSINF = {"isposinf", {EW_FLOAT_SLOTS(isposinf), EW_INT_SLOTS(never), EW_BOOL_SLOT(never)}};
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, isneginf, a == -(T)INFINITY)
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, isneginf, a == -(T)INFINITY)
 static const EwKernel K_ISNEGINF = {"isneginf", {EW_FLOAT_SLOTS(isneginf), EW_INT_SLOTS(never), EW_BOOL_SLOT(never)}};
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, isfinite, isfinite(a))
-EW_INT_TYPES_TO_BOOL(EW_LOOP1, always, 1)
-EW_BOOL_TYPE(EW_LOOP1, always, 1)
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, isfinite, isfinite(a))
+EW_INT_TYPES_TO_BOOL(EW_VLOOP1, always, 1)
+EW_BOOL_TYPE(EW_VLOOP1, always, 1)
 static const EwKernel K_ISFINITE = {"isfinite", {EW_FLOAT_SLOTS(isfinite), EW_INT_SLOTS(always), EW_BOOL_SLOT(always)}};
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, signbit, signbit(a) != 0)
-EW_INT_TYPES_TO_BOOL(EW_LOOP1, signbit, EW_IS_NEG(a))
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, signbit, signbit(a) != 0)
+EW_INT_TYPES_TO_BOOL(EW_VLOOP1, signbit, EW_IS_NEG(a))
 static const EwKernel K_SIGNBIT = {"signbit_cpu", {EW_FLOAT_SLOTS(signbit), EW_INT_SLOTS(signbit), EW_BOOL_SLOT(never)}};
-EW_FLOAT_TYPES_TO_BOOL(EW_LOOP1, logical_not, !(a != 0))
-EW_INT_TYPES_TO_BOOL(EW_LOOP1, logical_not, !a)
-EW_BOOL_TYPE(EW_LOOP1, logical_not, !a)
+EW_FLOAT_TYPES_TO_BOOL(EW_VLOOP1, logical_not, !(a != 0))
+EW_INT_TYPES_TO_BOOL(EW_VLOOP1, logical_not, !a)
+EW_BOOL_TYPE(EW_VLOOP1, logical_not, !a)
 static const EwKernel K_LOGICAL_NOT = {"logical_not_cpu",
                                        {EW_FLOAT_SLOTS(logical_not), EW_INT_SLOTS(logical_not), EW_BOOL_SLOT(logical_not)}};
 
