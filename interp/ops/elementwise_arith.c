@@ -26,10 +26,7 @@ enum { POW_GENERAL, POW_SQUARE, POW_CUBE, POW_INV_SQUARE, POW_SQRT, POW_RSQRT, P
 **             fmod is
 **   py_mod    Python's float %: the result takes the divisor's sign
 **   lerp      at::lerp: the two forms keep the ends exact for weights 0, 1
-**   pow_exp   pow(x, exponent scalar) with PyTorch's fast paths
-**             (PowKernel.cpp); the general case runs in double as
-**             std::pow(float, double) does, and bfloat16 rounds x * x as
-**             its BFloat16 arithmetic does (mid_dtype) */
+** (pow with a scalar exponent is a kernel per form, below pow.Tensor) */
 #define DEFINE_FLOAT_HELPERS(TYPE, SFX)                                                          \
     static inline TYPE floordiv_##SFX(TYPE a, TYPE b)                                            \
     {                                                                                            \
@@ -58,19 +55,6 @@ enum { POW_GENERAL, POW_SQUARE, POW_CUBE, POW_INV_SQUARE, POW_SQRT, POW_RSQRT, P
     {                                                                                            \
         typedef TYPE T;                                                                          \
         return fabs(w) < (T)0.5 ? self + w * (end - self) : end - (end - self) * (1 - w);        \
-    }                                                                                            \
-    static inline TYPE pow_exp_##SFX(TYPE x, const EwArgs *p)                                    \
-    {                                                                                            \
-        typedef TYPE T;                                                                          \
-        switch (p->i[1]) {                                                                       \
-        case POW_SQUARE: return x * x;                                                           \
-        case POW_CUBE: return EW_ROUND_MID(x * x) * x;                                           \
-        case POW_INV_SQUARE: return 1 / EW_ROUND_MID(x * x);                                     \
-        case POW_SQRT: return sqrt(x);                                                           \
-        case POW_RSQRT: return 1 / sqrt(x);                                                      \
-        case POW_RECIPROCAL: return 1 / x;                                                       \
-        default: return (T)pow((double)x, p->f[0]);                                              \
-        }                                                                                        \
     }
 
 DEFINE_FLOAT_HELPERS(float, f32)
@@ -79,7 +63,6 @@ DEFINE_FLOAT_HELPERS(double, f64)
 #define floordiv(a, b) _Generic((a), float: floordiv_f32, double: floordiv_f64)(a, b)
 #define py_mod(a, b) _Generic((a), float: py_mod_f32, double: py_mod_f64)(a, b)
 #define lerp(a, b, w) _Generic((a), float: lerp_f32, double: lerp_f64)(a, b, w)
-#define pow_exp(a, p) _Generic((a), float: pow_exp_f32, double: pow_exp_f64)(a, p)
 
 /* Integer helpers work in int64: every narrower type's wrapped result is
 ** the int64 result truncated, so one version serves all widths. */
@@ -152,9 +135,29 @@ EW_FLOAT_TYPES(EW_LOOP2, pow, pow(a, b))
 EW_INT_TYPES(EW_LOOP2, pow, powi_i64(a, b))
 static const EwKernel K_POW = {"pow", {EW_FLOAT_SLOTS(pow), EW_INT_SLOTS(pow)}};
 
-EW_FLOAT_TYPES(EW_LOOP1, pow_scalar, pow_exp(a, p))
+/* pow(x, scalar exponent) with PyTorch's fast paths (PowKernel.cpp), a
+** loop per form, indexed by the POW_ enum: a switch per element kept the
+** loop scalar, 8x slower than PyTorch on x ** 2.  The general form runs in
+** double as std::pow(float, double) does; bfloat16 rounds x * x as its
+** BFloat16 arithmetic does (mid_dtype).  sqrt is <tgmath.h>'s: sqrtf for
+** float, so 1 / sqrt(x) divides in float, as PyTorch does. */
+EW_FLOAT_TYPES(EW_LOOP1, pow_general, (T)pow((double)a, p->f[0]))
+EW_FLOAT_TYPES(EW_VLOOP1, pow_square, a * a)
+EW_FLOAT_TYPES(EW_VLOOP1, pow_cube, EW_ROUND_MID(a * a) * a)
+EW_FLOAT_TYPES(EW_VLOOP1, pow_inv_square, 1 / EW_ROUND_MID(a * a))
+EW_FLOAT_TYPES(EW_VLOOP1, pow_sqrt, sqrt(a))
+EW_FLOAT_TYPES(EW_VLOOP1, pow_rsqrt, 1 / sqrt(a))
+EW_FLOAT_TYPES(EW_VLOOP1, pow_reciprocal, 1 / a)
 EW_INT_TYPES(EW_LOOP1, pow_scalar, powi_i64(a, p->i[0]))
-static const EwKernel K_POW_SCALAR = {"pow", {EW_FLOAT_SLOTS(pow_scalar), EW_INT_SLOTS(pow_scalar)}};
+static const EwKernel K_POW_SCALAR[] = {
+    [POW_GENERAL] = {"pow", {EW_FLOAT_SLOTS(pow_general), EW_INT_SLOTS(pow_scalar)}},
+    [POW_SQUARE] = {"pow", {EW_FLOAT_SLOTS(pow_square), EW_INT_SLOTS(pow_scalar)}},
+    [POW_CUBE] = {"pow", {EW_FLOAT_SLOTS(pow_cube), EW_INT_SLOTS(pow_scalar)}},
+    [POW_INV_SQUARE] = {"pow", {EW_FLOAT_SLOTS(pow_inv_square), EW_INT_SLOTS(pow_scalar)}},
+    [POW_SQRT] = {"pow", {EW_FLOAT_SLOTS(pow_sqrt), EW_INT_SLOTS(pow_scalar)}},
+    [POW_RSQRT] = {"pow", {EW_FLOAT_SLOTS(pow_rsqrt), EW_INT_SLOTS(pow_scalar)}},
+    [POW_RECIPROCAL] = {"pow", {EW_FLOAT_SLOTS(pow_reciprocal), EW_INT_SLOTS(pow_scalar)}},
+};
 
 /* x ** 0 is 1 and x ** 1 is x for every dtype, nan included. */
 EW_FLOAT_TYPES(EW_VLOOP1, one, 1)
@@ -432,9 +435,8 @@ EpStatus k_pow_tensor_scalar(OpCall *c)
         return op_fail(c, "Integers to negative integer powers are not allowed.");
     DType common = result_type(1, &self, 1, e);
     double x = value_as_f64(e);
-    const EwKernel *k = x == 0 ? &K_ONE : x == 1 ? &K_COPY : &K_POW_SCALAR;
     EwCall call;
-    ew_call_init(&call, k, 1, &self, common);
+    ew_call_init(&call, &K_ONE, 1, &self, common);
     if (c->op->flags & OPF_INPLACE)
         call.self_out = self;
     if (common == DT_F16 || common == DT_BF16)
@@ -444,15 +446,16 @@ EpStatus k_pow_tensor_scalar(OpCall *c)
     /* float16 has no fast paths in PyTorch: it always calls pow */
     if (common == DT_BF16)
         call.args.mid_dtype = DT_BF16;
-    if (common != DT_F16) {
-        call.args.i[1] = x == 2    ? POW_SQUARE
-                         : x == 3    ? POW_CUBE
-                         : x == -2   ? POW_INV_SQUARE
-                         : x == 0.5  ? POW_SQRT
-                         : x == -0.5 ? POW_RSQRT
-                         : x == -1   ? POW_RECIPROCAL
-                                     : POW_GENERAL;
-    }
+    int form = POW_GENERAL;
+    if (common != DT_F16)
+        form = x == 2    ? POW_SQUARE
+               : x == 3    ? POW_CUBE
+               : x == -2   ? POW_INV_SQUARE
+               : x == 0.5  ? POW_SQRT
+               : x == -0.5 ? POW_RSQRT
+               : x == -1   ? POW_RECIPROCAL
+                           : POW_GENERAL;
+    call.kernel = x == 0 ? &K_ONE : x == 1 ? &K_COPY : &K_POW_SCALAR[form];
     return ew_execute(c, &call);
 }
 
