@@ -38,8 +38,12 @@ build/config.mk: scripts/deps.sh
 WARN := -Wall -Wextra -Wshadow -Wstrict-prototypes -Wmissing-prototypes \
         -Wwrite-strings -Wundef -Wold-style-definition -Wvla
 # -fno-math-errno: nothing reads errno after a libm call, and with it set
-# sqrtf is one instruction the vectorizer can use (same IEEE result).
-BASE_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -fno-math-errno -g -MMD -MP $(WARN) -I.
+# sqrtf is one instruction the vectorizer can use.  -fno-trapping-math:
+# nothing reads the floating-point exception flags, and with it set GCC may
+# compute both sides of a ternary and select (x > 0 ? x : x * slope as a
+# vector blend, not a branch on the data).  Neither changes a value: IEEE
+# results are the same; -ffast-math's value-changing parts stay off.
+BASE_CFLAGS := -std=c11 -D_DEFAULT_SOURCE -D_GNU_SOURCE -fno-math-errno -fno-trapping-math -g -MMD -MP $(WARN) -I.
 
 # The asan variant is also the debug build: EPDBG_CHECK_CONTRACTS turns on
 # the contract checks that cost time on every node (interp/ops/kernel.h:
