@@ -202,6 +202,17 @@ static bool resolve(IndexAlong *c, int64_t *idx)
 
 static void add_scaled(const IndexAlong *c, char *dst, const char *src)
 {
+    if (c->dtype == DT_F32) { /* the common case without the generic loads: the same arithmetic */
+        float d, x;
+        memcpy(&d, dst, 4);
+        memcpy(&x, src, 4);
+        double p = (double)x * c->alpha_f;
+        if (c->round_product)
+            p = (float)p;
+        d = (float)((double)d + p);
+        memcpy(dst, &d, 4);
+        return;
+    }
     if (dtype_is_float(c->dtype)) {
         double p = dtype_load_f64(c->dtype, src) * c->alpha_f;
         if (c->round_product) {
@@ -219,12 +230,20 @@ static void add_scaled(const IndexAlong *c, char *dst, const char *src)
 void index_gather_loop(char **data, const int64_t *stride, int64_t n, void *vctx)
 {
     IndexAlong *c = vctx;
-    for (int64_t i = 0; i < n && !c->bad; i++) {
+    if (c->bad)
+        return;
+    /* the context in locals: the byte stores below may alias it, so the
+    ** compiler would reload every field at every element */
+    const int es = c->es;
+    const int64_t sb = c->stride_bytes;
+    char *out = data[0];
+    const char *src = data[1], *ix = data[2];
+    for (int64_t i = 0; i < n; i++) {
         int64_t idx;
-        memcpy(&idx, data[2] + i * stride[2], 8);
+        memcpy(&idx, ix + i * stride[2], 8);
         if (!resolve(c, &idx))
             return;
-        index_copy_elem(data[0] + i * stride[0], data[1] + i * stride[1] + idx * c->stride_bytes, c->es);
+        index_copy_elem(out + i * stride[0], src + i * stride[1] + idx * sb, es);
     }
 }
 
