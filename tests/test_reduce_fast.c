@@ -338,6 +338,43 @@ START_TEST(test_exp_within_two_ulps)
 }
 END_TEST
 
+/* topk of k <= 64 selects (reduce_sort.c, topk_T) instead of sorting: its
+** values and indices are the stable sort's first k, bit for bit, on rows
+** with many ties (values rounded to quarters) and NaNs, largest and
+** smallest, for k on both sides of the bound (64 selects, 65 sorts). */
+START_TEST(test_topk_selection_is_the_sort_prefix)
+{
+    int64_t sz[2] = {37, 300};
+    Tensor *x = filled(DT_F32, 2, sz, 77);
+    float *px = tensor_data(x);
+    for (int64_t i = 0; i < tensor_numel(x); i++)
+        px[i] = i % 97 == 5 ? NAN : floorf(px[i] * 4) / 4;
+    static const int64_t KS[] = {0, 1, 3, 8, 64, 65};
+    for (int largest = 0; largest < 2; largest++)
+        for (size_t q = 0; q < sizeof KS / sizeof KS[0]; q++) {
+            Value tv[5] = {value_tensor(x), value_int(KS[q]), value_int(-1), value_bool(largest), value_bool(true)};
+            Tensor *vals = oprun("aten.topk.default", 5, tv, true, 0), *inds = oprun("aten.topk.default", 5, tv, true, 1);
+            Value sv[4] = {value_tensor(x), value_bool(true), value_int(-1), value_bool(largest)};
+            Tensor *svals = oprun("aten.sort.stable", 4, sv, true, 0), *sinds = oprun("aten.sort.stable", 4, sv, true, 1);
+            const float *V = tensor_data(vals), *SV = tensor_data(svals);
+            const int64_t *I = tensor_data(inds), *SI = tensor_data(sinds);
+            for (int64_t r = 0; r < sz[0]; r++)
+                for (int64_t j = 0; j < KS[q]; j++) {
+                    float a = V[r * KS[q] + j], b = SV[r * sz[1] + j];
+                    ck_assert_msg(memcmp(&a, &b, 4) == 0 && I[r * KS[q] + j] == SI[r * sz[1] + j],
+                                  "k %lld largest %d row %lld entry %lld: %g at %lld, the sort has %g at %lld",
+                                  (long long)KS[q], largest, (long long)r, (long long)j, a,
+                                  (long long)I[r * KS[q] + j], b, (long long)SI[r * sz[1] + j]);
+                }
+            tensor_unref(vals);
+            tensor_unref(inds);
+            tensor_unref(svals);
+            tensor_unref(sinds);
+        }
+    tensor_unref(x);
+}
+END_TEST
+
 Suite *suite_reduce_fast(void)
 {
     Suite *s = suite_create("reduce_fast");
@@ -351,6 +388,7 @@ Suite *suite_reduce_fast(void)
     tcase_add_test(tc, test_max_pool_matches_reference);
     tcase_add_test(tc, test_batch_norm_eval_matches_reference);
     tcase_add_test(tc, test_extremes_same_bits_as_reference);
+    tcase_add_test(tc, test_topk_selection_is_the_sort_prefix);
     suite_add_tcase(s, tc);
     return s;
 }

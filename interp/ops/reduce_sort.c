@@ -11,8 +11,10 @@
 ** its insertion-sorted short rows give for the rest.
 */
 #include "reduce.h"
+#include "../parallel.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 typedef enum SelectKind {
@@ -23,6 +25,10 @@ typedef enum SelectKind {
     SEL_NANMEDIAN, /* the lower median of the non-NaN values */
     SEL_MODE,      /* the most frequent value */
 } SelectKind;
+
+/* topk of at most this many per row selects instead of sorting the row:
+** O(len) on most data, at worst len * TOPK_SMALL comparisons. */
+#define TOPK_SMALL 64
 
 /* For each row of x (nrows rows of len values): sort positions stably,
 ** ascending with NaN last or descending with NaN first, then write outlen
@@ -69,11 +75,34 @@ typedef enum SelectKind {
         if (src != idx)                                                                        \
             memcpy(idx, src, (size_t)n * sizeof *idx);                                         \
     }                                                                                          \
+    /* the first k of the stable order, k <= TOPK_SMALL: a sorted list of     \
+    ** the best so far, which a later position enters only by coming strictly \
+    ** before its last (so equal values keep their order, as in the sort) */  \
+    static void topk_##T(const T *x, int64_t n, bool desc, int64_t k, int64_t *best)            \
+    {                                                                                          \
+        int64_t m = 0;                                                                         \
+        for (int64_t i = 0; i < n && k > 0; i++) {                                             \
+            if (m == k && !before_##T(x[i], x[best[m - 1]], desc))                             \
+                continue;                                                                      \
+            int64_t j = m < k ? m++ : k - 1;                                                   \
+            while (j > 0 && before_##T(x[i], x[best[j - 1]], desc)) {                          \
+                best[j] = best[j - 1];                                                         \
+                j--;                                                                           \
+            }                                                                                  \
+            best[j] = i;                                                                       \
+        }                                                                                      \
+    }                                                                                          \
     static void select_##T(const T *x, int64_t nrows, int64_t len, SelectKind kind, bool desc, \
                            int64_t k, int64_t outlen, T *vals, int64_t *inds, int64_t *scratch) \
     {                                                                                          \
         int64_t *idx = scratch, *tmp = scratch + len;                                          \
         for (int64_t r = 0; r < nrows; r++, x += len, vals += outlen, inds += outlen) {        \
+            if (kind == SEL_TOPK && outlen <= TOPK_SMALL) {                                    \
+                topk_##T(x, len, desc, outlen, inds);                                          \
+                for (int64_t i = 0; i < outlen; i++)                                           \
+                    vals[i] = x[inds[i]];                                                      \
+                continue;                                                                      \
+            }                                                                                  \
             argsort_##T(x, len, desc, idx, tmp);                                               \
             int64_t nnan = 0, pos = 0;                                                         \
             for (int64_t i = 0; i < len; i++)                                                  \
@@ -115,34 +144,69 @@ DEFINE_SELECT(int64_t)
 DEFINE_SELECT(float)
 DEFINE_SELECT(double)
 
+/* Rows [r0, r1) of a select_rows call, each chunk with its own scratch:
+** rows are independent, so the result does not depend on the threads. */
+typedef struct SelectJob {
+    DType ct;
+    const char *x;
+    int64_t len, k, outlen;
+    SelectKind kind;
+    bool desc;
+    char *vals;
+    int64_t *inds;
+    atomic_bool failed;
+} SelectJob;
+
+static void select_chunk(void *ctx, int64_t r0, int64_t r1)
+{
+    SelectJob *j = ctx;
+    /* through the tensors' allocator: counted against --max-memory */
+    Storage *mem = storage_new((size_t)(2 * j->len + 1) * sizeof(int64_t));
+    if (!mem) {
+        atomic_store(&j->failed, true);
+        return;
+    }
+    int64_t *s = mem->data;
+    const size_t es = (size_t)dtype_size(j->ct);
+    const char *x = j->x + (size_t)(r0 * j->len) * es;
+    char *v = j->vals + (size_t)(r0 * j->outlen) * es;
+    int64_t *ix = j->inds + r0 * j->outlen;
+    if (j->ct == DT_F32)
+        select_float((const float *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (float *)v, ix, s);
+    else if (j->ct == DT_F64)
+        select_double((const double *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (double *)v, ix, s);
+    else
+        select_int64_t((const int64_t *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (int64_t *)v, ix, s);
+    storage_unref(mem);
+}
+
 /* The ordering of every row of self along d (plan p, rows of p->rowlen)
 ** into new tensors *vals (compute type) and *inds (int64) holding outlen
-** entries per row, row after row. */
+** entries per row, row after row; rows over the worker pool. */
 static EpStatus select_rows(OpCall *c, Tensor *self, const ReducePlan *p, SelectKind kind, bool desc, int64_t k,
                             int64_t outlen, Tensor **vals, Tensor **inds)
 {
     DType ct = reduce_compute_dtype(self->dtype);
-    int64_t nout = p->nrows * outlen, nscratch = 2 * p->rowlen;
+    int64_t nout = p->nrows * outlen;
     Tensor *rows = reduce_rows(self, p, ct, c->err);
     Tensor *v = rows ? tensor_empty(ct, 1, &nout, c->err) : NULL;
     Tensor *ix = v ? tensor_empty(DT_I64, 1, &nout, c->err) : NULL;
-    Tensor *scratch = ix ? tensor_empty(DT_I64, 1, &nscratch, c->err) : NULL;
-    if (!scratch) {
+    if (!ix) {
         tensor_unref(rows);
         tensor_unref(v);
-        tensor_unref(ix);
         return c->err->code;
     }
-    const void *x = tensor_data(rows);
-    int64_t *s = tensor_data(scratch);
-    if (ct == DT_F32)
-        select_float(x, p->nrows, p->rowlen, kind, desc, k, outlen, tensor_data(v), tensor_data(ix), s);
-    else if (ct == DT_F64)
-        select_double(x, p->nrows, p->rowlen, kind, desc, k, outlen, tensor_data(v), tensor_data(ix), s);
-    else
-        select_int64_t(x, p->nrows, p->rowlen, kind, desc, k, outlen, tensor_data(v), tensor_data(ix), s);
+    SelectJob j = {.ct = ct, .x = tensor_data(rows), .len = p->rowlen, .k = k, .outlen = outlen, .kind = kind,
+                   .desc = desc, .vals = tensor_data(v), .inds = tensor_data(ix)};
+    atomic_init(&j.failed, false);
+    /* about 16K elements of rows per chunk */
+    ep_parallel_for(p->nrows, 16384 / (p->rowlen > 0 ? p->rowlen : 1) + 1, select_chunk, &j);
     tensor_unref(rows);
-    tensor_unref(scratch);
+    if (atomic_load(&j.failed)) {
+        tensor_unref(v);
+        tensor_unref(ix);
+        return op_fail(c, "out of memory for the sort's scratch of %lld positions", (long long)(2 * p->rowlen));
+    }
     *vals = v;
     *inds = ix;
     return EP_OK;
