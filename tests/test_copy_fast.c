@@ -175,6 +175,40 @@ START_TEST(test_reshape_of_transpose)
 }
 END_TEST
 
+/* clone and _to_copy of a large contiguous tensor (shape_copy_flat: chunks
+** over the pool) from random bytes: every pair of DTYPES, the reference
+** path's bytes at 1, 2 and 3 threads.  NaN payloads and every integer
+** pattern go through the conversions. */
+START_TEST(test_flat_conversions)
+{
+    int64_t sz[2] = {3, 50001}; /* 150,003 elements: more than two chunks */
+    static const int THREADS[3] = {1, 2, 3};
+    for (size_t a = 0; a < sizeof DTYPES / sizeof DTYPES[0]; a++) {
+        Tensor *x = random_tensor(DTYPES[a], 2, sz);
+        for (size_t b = 0; b < sizeof DTYPES / sizeof DTYPES[0]; b++) {
+            Value v[2] = {value_tensor(x), {.kind = V_DTYPE}};
+            v[1].i = DTYPES[b];
+            ew_set_reference_path(true);
+            ep_set_threads(1);
+            Tensor *ref = oprun("aten._to_copy.default", 2, v, true, 0);
+            ew_set_reference_path(false);
+            for (int k = 0; k < 3; k++) {
+                ep_set_threads(THREADS[k]);
+                Tensor *r = oprun("aten._to_copy.default", 2, v, true, 0);
+                char w[128];
+                snprintf(w, sizeof w, "%s -> %s, %d threads", dtype_name(DTYPES[a]), dtype_name(DTYPES[b]),
+                         THREADS[k]);
+                assert_same(r, ref, w);
+                tensor_unref(r);
+            }
+            ep_set_threads(0);
+            tensor_unref(ref);
+        }
+        tensor_unref(x);
+    }
+}
+END_TEST
+
 Suite *suite_copy_fast(void)
 {
     Suite *s = suite_create("copy_fast");
@@ -183,6 +217,7 @@ Suite *suite_copy_fast(void)
     tcase_add_test(tc, test_permuted_copies);
     tcase_add_test(tc, test_sliced_and_expanded_copies);
     tcase_add_test(tc, test_reshape_of_transpose);
+    tcase_add_test(tc, test_flat_conversions);
     suite_add_tcase(s, tc);
     return s;
 }
