@@ -83,6 +83,7 @@ static const PoolCase POOLS[] = {
     {{1, 2, 9, 40}, {3, 5}, {1, 3}, {1, 2}},  /* stride 3 along the row */
     {{3, 2, 11, 7}, {2, 3}, {1, 1}, {1, 1}},  /* rows shorter than the vector */
     {{1, 1, 5, 33}, {1, 1}, {1, 1}, {0, 0}},  /* a 1x1 window: a copy */
+    {{2, 9, 7, 7}, {3, 3}, {2, 2}, {1, 1}},   /* 18 planes: the global average's blocks of 8 and 2 more */
 };
 
 static void poke_specials(Tensor *x)
