@@ -265,23 +265,36 @@ END_TEST
 /* im2col + GEMM, with the vector copy of stride 2 (rows long and short,
 ** odd and even offsets) and the plain one: close to the reference, the
 ** same bits at any thread count. */
+/* A square-kernel float32 convolution with a bias: its input, weight and
+** bias filled from seed, seed + 100 and seed + 200 (new references), and
+** aten.convolution's nine arguments in vals (the lists owned by vals). */
+typedef struct ConvCase {
+    int64_t sizes[4], cout, k, stride, pad;
+} ConvCase;
+
+static void conv_case_args(const ConvCase *cc, uint64_t seed, Tensor **x, Tensor **w, Tensor **b, Value *vals)
+{
+    int64_t wsz[4] = {cc->cout, cc->sizes[1], cc->k, cc->k}, bsz[1] = {cc->cout};
+    *x = filled(DT_F32, 4, cc->sizes, seed);
+    *w = filled(DT_F32, 4, wsz, seed + 100);
+    *b = filled(DT_F32, 1, bsz, seed + 200);
+    int64_t st[2] = {cc->stride, cc->stride}, pad[2] = {cc->pad, cc->pad}, dl[2] = {1, 1}, op[2] = {0, 0};
+    Value v[9] = {value_tensor(*x),      value_tensor(*w),       value_tensor(*b),
+                  value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
+                  value_bool(false),     value_int_list(2, op),  value_int(1)};
+    memcpy(vals, v, sizeof v);
+}
+
 START_TEST(test_conv_strided_matches_reference)
 {
-    static const struct {
-        int64_t sizes[4], cout, k, stride, pad;
-    } cases[] = {
+    static const ConvCase cases[] = {
         {{2, 3, 37, 41}, 8, 3, 2, 1}, {{1, 4, 20, 20}, 6, 1, 2, 0}, {{1, 3, 30, 30}, 5, 7, 2, 3},
         {{1, 2, 9, 13}, 4, 3, 3, 1},  {{1, 5, 16, 70}, 3, 3, 1, 1},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int64_t wsz[4] = {cases[i].cout, cases[i].sizes[1], cases[i].k, cases[i].k}, bsz[1] = {cases[i].cout};
-        Tensor *x = filled(DT_F32, 4, cases[i].sizes, 400 + i), *w = filled(DT_F32, 4, wsz, 500 + i),
-               *b = filled(DT_F32, 1, bsz, 600 + i);
-        int64_t st[2] = {cases[i].stride, cases[i].stride}, pad[2] = {cases[i].pad, cases[i].pad}, dl[2] = {1, 1},
-                op[2] = {0, 0};
-        Value vals[9] = {value_tensor(x),       value_tensor(w),       value_tensor(b),
-                         value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
-                         value_bool(false),     value_int_list(2, op), value_int(1)};
+        Tensor *x, *w, *b;
+        Value vals[9];
+        conv_case_args(&cases[i], 400 + i, &x, &w, &b, vals);
         char what[128];
         snprintf(what, sizeof what, "conv2d case %zu", i);
         ep_set_threads(1);
@@ -547,22 +560,15 @@ END_TEST
 ** above of the reference, the same bits at 1, 2 and 3 threads. */
 START_TEST(test_conv_row_parts_match_reference)
 {
-    static const struct {
-        int64_t sizes[4], cout, k, stride, pad;
-    } cases[] = {
+    static const ConvCase cases[] = {
         {{1, 160, 26, 26}, 100, 3, 2, 1},
         {{1, 160, 26, 26}, 96, 3, 2, 1},
         {{1, 1024, 12, 12}, 256, 1, 1, 0},
     };
     for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
-        int64_t wsz[4] = {cases[i].cout, cases[i].sizes[1], cases[i].k, cases[i].k}, bsz[1] = {cases[i].cout};
-        Tensor *x = filled(DT_F32, 4, cases[i].sizes, 1700 + i), *w = filled(DT_F32, 4, wsz, 1800 + i),
-               *b = filled(DT_F32, 1, bsz, 1900 + i);
-        int64_t st[2] = {cases[i].stride, cases[i].stride}, pad[2] = {cases[i].pad, cases[i].pad}, dl[2] = {1, 1},
-                op[2] = {0, 0};
-        Value vals[9] = {value_tensor(x),       value_tensor(w),       value_tensor(b),
-                         value_int_list(2, st), value_int_list(2, pad), value_int_list(2, dl),
-                         value_bool(false),     value_int_list(2, op), value_int(1)};
+        Tensor *x, *w, *b;
+        Value vals[9];
+        conv_case_args(&cases[i], 1700 + i, &x, &w, &b, vals);
         char what[128];
         snprintf(what, sizeof what, "row parts case %zu", i);
         ep_set_threads(1);
