@@ -136,13 +136,8 @@ static void flat_copy_chunk(void *ctx, int64_t begin, int64_t end)
 bool shape_copy_flat(Tensor *dst, const Tensor *src)
 {
     const int64_t n = tensor_numel(dst);
-    if (ew_reference_path() || n < 2 * COPY_GRAIN || n != tensor_numel(src) || !tensor_is_contiguous(dst) ||
-        !tensor_is_contiguous(src) || tensor_same_storage(dst, src))
-        return false;
-    for (int i = 0; i < dst->ndim; i++)
-        if (i >= src->ndim || dst->sizes[i] != src->sizes[i])
-            return false;
-    if (dst->ndim != src->ndim)
+    if (ew_reference_path() || n < 2 * COPY_GRAIN || !shape_equal(dst->ndim, dst->sizes, src->ndim, src->sizes) ||
+        !tensor_is_contiguous(dst) || !tensor_is_contiguous(src) || tensor_same_storage(dst, src))
         return false;
     FlatCopy f = {dst->dtype, src->dtype, tensor_data(dst), tensor_data((Tensor *)src)};
     ep_parallel_for(n, COPY_GRAIN, flat_copy_chunk, &f);
