@@ -142,6 +142,13 @@ static const PwCase PW[] = {
     {"aten.rsqrt.default", 1, 0, false, false, true, true, false},
     {"aten.pow.Tensor_Scalar", 1, 3, true, true, true, true, false},
     {"aten.lerp.Tensor", 3, 0, false, false, true, false, false},
+    {"aten.elu.default", 1, 1.5, true, false, true, true, false},
+    {"aten.softplus.default", 1, 2, true, false, true, true, false},
+    {"aten.mish.default", 1, 0, false, false, true, true, false},
+    {"aten.sin.default", 1, 0, false, false, true, true, false},
+    {"aten.cos.default", 1, 0, false, false, true, true, false},
+    {"aten.expm1.default", 1, 0, false, false, true, true, false},
+    {"aten.log1p.default", 1, 0, false, false, true, true, false},
 };
 
 static const DType PW_DTYPES[] = {DT_F32, DT_F64, DT_F16, DT_BF16, DT_I32, DT_I64, DT_I8, DT_U8, DT_BOOL};

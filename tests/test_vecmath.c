@@ -30,6 +30,25 @@ static double exp_neg_as_f32(double x)
 static double ref_sigmoid(double x) { return 1 / (1 + exp_neg_as_f32(x)); }
 static double ref_silu(double x) { return x / (1 + exp_neg_as_f32(x)); }
 
+static double ref_expm1(double x) { return expm1(x); }
+static double ref_log1p(double x) { return log1p(x); }
+static double ref_sin(double x) { return sin(x); }
+static double ref_cos(double x) { return cos(x); }
+/* mish, elu and softplus as PyTorch defines them, in double; elu and
+** softplus with their default arguments (alpha 1, beta 1, threshold 20) */
+/* mish's exp rounded to float first, as PyTorch's float32 composition
+** rounds it: below x = -87.3 it is a denormal with few bits, which no
+** float32 mish recovers */
+static double ref_mish(double x) { return x * tanh(log1p((float)exp(x))); }
+static double ref_elu(double x) { return x > 0 ? x : expm1(x); }
+static double ref_softplus(double x) { return x > 20 ? x : log1p(exp(x)); }
+static void elu_default(float *y, const float *x, int64_t n)
+{
+    static const float coef[3] = {1, 1, 1};
+    vm_elu_f32(y, x, n, coef);
+}
+static void softplus_default(float *y, const float *x, int64_t n) { vm_softplus_f32(y, x, n, 1, 20); }
+
 /* The old float32 kernels (libm in float): gelu's 1 + erf cancels for
 ** negative x in any float32 formula, so gelu is held to these. */
 static double ref_gelu(double xd)
@@ -61,6 +80,14 @@ static const Func FUNCS[] = {
     {"silu", vm_silu_f32, ref_silu, 3, 0},
     {"gelu", vm_gelu_f32, ref_gelu, 4, 0x1p-22},
     {"gelu_tanh", vm_gelu_tanh_f32, ref_gelu_tanh, 4, 0x1p-22},
+    {"expm1", vm_expm1_f32, ref_expm1, 2, 0},
+    {"log1p", vm_log1p_f32, ref_log1p, 2, 0},
+    {"sin", vm_sin_f32, ref_sin, 0.501, 0},
+    {"cos", vm_cos_f32, ref_cos, 0.501, 0},
+    /* plus exp's two denormal ulps below x = -87.3, times x */
+    {"mish", vm_mish_f32, ref_mish, 4, 0x1p-148},
+    {"elu", elu_default, ref_elu, 2, 0},
+    {"softplus", softplus_default, ref_softplus, 2, 0},
 };
 
 static float from_bits(uint32_t u)
@@ -127,8 +154,10 @@ START_TEST(test_sweep)
     check_values(f, xs, n, &worst);
     free(xs);
 
-    static const float EDGES[] = {0, 0x1p-126f, 1e-20f, 1e-4f, 0.625f, 1, 2.46f, 3.92f, 4, 9, 10, 15, 20,
-                                  87.3365f, 88.7228f, 89, 103.97f, 105, 1e10f};
+    static const float EDGES[] = {0,        0x1p-126f, 1e-20f,   0x1p-24f, 1e-4f,   0.3466f, 0.625f,
+                                  0.7854f,  1,         2.46f,    3.92f,    4,       9,       10,
+                                  15,       17.33f,    20,       30,       87.3365f, 88.03f, 88.7228f,
+                                  89,       103.97f,   105,      1048576,  1e10f};
     enum { HALF = 3000 };
     xs = malloc(2 * HALF * sizeof(float));
     for (size_t e = 0; e < sizeof EDGES / sizeof EDGES[0]; e++)
@@ -141,6 +170,8 @@ START_TEST(test_sweep)
             check_values(f, xs, 2 * HALF, &worst);
         }
     free(xs);
+    if (getenv("VM_WORST"))
+        fprintf(stderr, "%s: worst %.3f ulp\n", f->name, worst);
     ck_assert_msg(worst <= f->max_ulp, "%s: %.2f ulp", f->name, worst);
 }
 END_TEST
@@ -160,6 +191,15 @@ START_TEST(test_specials)
         {NAN, INFINITY, NAN, 0.0f, -0.0f, 0, -0.0f, 200, -0.0f},
         /* gelu, gelu_tanh */ {NAN, INFINITY, NAN, 0.0f, -0.0f, 0, -0.0f, 200, -0.0f},
         {NAN, INFINITY, NAN, 0.0f, -0.0f, 0, -0.0f, 200, -0.0f},
+        /* expm1 */ {NAN, INFINITY, -1, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, INFINITY, -1},
+        /* log1p */ {NAN, INFINITY, NAN, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 0x1.536958p+2f, NAN},
+        /* sin */ {NAN, NAN, NAN, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, -0x1.bf20d2p-1f, 0x1.bf20d2p-1f},
+        /* cos */ {NAN, NAN, NAN, 1, 1, 1, 1, 0x1.f2e154p-2f, 0x1.f2e154p-2f},
+        /* mish: -inf * tanh(log1p(0)) is nan; 2^-149 * 0.6 rounds to 2^-149 */
+        {NAN, INFINITY, NAN, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 200, -0.0f},
+        /* elu */ {NAN, INFINITY, -1, 0.0f, -0.0f, 0x1p-149f, -0x1p-149f, 200, -1},
+        /* softplus: log 2 at and near zero */
+        {NAN, INFINITY, 0, 0x1.62e43p-1f, 0x1.62e43p-1f, 0x1.62e43p-1f, 0x1.62e43p-1f, 200, 0},
     };
     for (size_t k = 0; k < sizeof FUNCS / sizeof FUNCS[0]; k++) {
         float out[N];
@@ -230,7 +270,8 @@ static const struct {
     float lim;
 } SPLIT[] = {
     {"exp", vm_exp_f32, 87.0f},   {"sigmoid", vm_sigmoid_f32, 87.0f}, {"silu", vm_silu_f32, 87.0f},
-    {"erf", vm_erf_f32, 1.0f},    {"gelu", vm_gelu_f32, 1.414f},
+    {"erf", vm_erf_f32, 1.0f},    {"gelu", vm_gelu_f32, 1.414f},      {"sin", vm_sin_f32, 1048576.0f},
+    {"cos", vm_cos_f32, 1048576.0f},
 };
 
 START_TEST(test_block_forms_equal_full)

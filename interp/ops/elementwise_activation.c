@@ -15,19 +15,16 @@
 
 /* ---- kernels ------------------------------------------------------------------ */
 
-#define ACTIVATION(NAME, ...)                                                                   \
-    EW_FLOAT_TYPES(EW_LOOP1, NAME, __VA_ARGS__)                                                  \
-    static const EwKernel K_##NAME = {#NAME "_cpu", {EW_FLOAT_SLOTS(NAME)}};
-/* The same for an expression of arithmetic and comparisons only, in the
-** vector loops: as a scalar loop its ternary was a branch on the sign of
-** the data, mispredicted half the time (leaky_relu took 10 ns an element) */
+/* An activation of arithmetic and comparisons only, in the vector loops:
+** as a scalar loop its ternary was a branch on the sign of the data,
+** mispredicted half the time (leaky_relu took 10 ns an element) */
 #define ACTIVATION_V(NAME, ...)                                                                 \
     EW_FLOAT_TYPES(EW_VLOOP1, NAME, __VA_ARGS__)                                                 \
     static const EwKernel K_##NAME = {#NAME "_cpu", {EW_FLOAT_SLOTS(NAME)}};
 
-/* gelu, gelu(approximate='tanh') and silu: float32 (and float16, bfloat16)
-** through vecmath's vector polynomials, float64 through libm, the reference
-** the polynomials are tested against */
+/* gelu, gelu(approximate='tanh'), silu, mish, elu and softplus: float32 (and
+** float16, bfloat16) through vecmath's vector polynomials, float64 through
+** libm, the reference the polynomials are tested against */
 /* x * Phi(x) with the normal CDF from erf */
 VM_EWFN(gelu)
 EW_LOOP1(gelu_f64, double, double, double, a * 0.5 * (1 + erf(a * 0.70710678118654752440)))
@@ -40,17 +37,31 @@ static const EwKernel K_gelu_tanh = {"GeluKernelImpl", {EW_FLOAT_SLOTS(gelu_tanh
 VM_EWFN(silu)
 EW_LOOP1(silu_f64, double, double, double, a / (1 + exp(-a)))
 static const EwKernel K_silu = {"silu_cpu", {EW_FLOAT_SLOTS(silu)}};
-ACTIVATION(mish, a * tanh(log1p(exp(a))))
+VM_EWFN(mish)
+EW_LOOP1(mish_f64, double, double, double, a * tanh(log1p(exp(a))))
+static const EwKernel K_mish = {"mish_cpu", {EW_FLOAT_SLOTS(mish)}};
 /* min(max(x + 3, 0), 6) as std::min(std::max(..)): nan passes through */
 #define RELU6_OF(x) ((T)6 < ((x) < 0 ? (T)0 : (x)) ? (T)6 : ((x) < 0 ? (T)0 : (x)))
 ACTIVATION_V(hardswish, a * RELU6_OF(a + 3) / 6)
 ACTIVATION_V(hardsigmoid, RELU6_OF(a + 3) / 6)
 /* f[0]: negative slope */
 ACTIVATION_V(leaky_relu, a > 0 ? a : a * (T)p->f[0])
-/* f[0] = alpha * scale, f[1] = scale, f[2] = input_scale */
-ACTIVATION(elu, a <= 0 ? expm1(a * (T)p->f[2]) * (T)p->f[0] : a * (T)p->f[1])
+/* f[0] = alpha * scale, f[1] = scale, f[2] = input_scale; the
+** coefficients rounded to float32 first, as PyTorch's float kernel has them */
+static void elu_f32(char *out, char *const *in, int64_t n, EwArgs *p)
+{
+    const float coef[3] = {(float)p->f[0], (float)p->f[1], (float)p->f[2]};
+    vm_elu_f32((float *)(void *)out, (const float *)(const void *)in[0], n, coef);
+}
+EW_LOOP1(elu_f64, double, double, double, a <= 0 ? expm1(a * p->f[2]) * p->f[0] : a * p->f[1])
+static const EwKernel K_elu = {"elu_cpu", {EW_FLOAT_SLOTS(elu)}};
 /* f[0] = beta, f[1] = threshold: linear above the threshold */
-ACTIVATION(softplus, a * (T)p->f[0] > (T)p->f[1] ? a : log1p(exp(a * (T)p->f[0])) / (T)p->f[0])
+static void softplus_f32(char *out, char *const *in, int64_t n, EwArgs *p)
+{
+    vm_softplus_f32((float *)(void *)out, (const float *)(const void *)in[0], n, (float)p->f[0], (float)p->f[1]);
+}
+EW_LOOP1(softplus_f64, double, double, double, a * p->f[0] > p->f[1] ? a : log1p(exp(a * p->f[0])) / p->f[0])
+static const EwKernel K_softplus = {"softplus_cpu", {EW_FLOAT_SLOTS(softplus)}};
 /* f[0] = lambda; a * 0 keeps nan (PyTorch >= 2.1; 1.13 returned 0) */
 ACTIVATION_V(softshrink, a > (T)p->f[0] ? a - (T)p->f[0] : a < -(T)p->f[0] ? a + (T)p->f[0] : a * 0)
 ACTIVATION_V(hardshrink, (a >= -(T)p->f[0] && a <= (T)p->f[0]) ? 0 : a)

@@ -151,11 +151,11 @@ static const EwKernel K_BITWISE_NOT = {"bitwise_not_cpu", {EW_INT_SLOTS(bitwise_
 
 MATH_KERNEL_VM(exp, exp(a))
 MATH_KERNEL(exp2, exp2(a))
-MATH_KERNEL(expm1, expm1(a))
+MATH_KERNEL_VM(expm1, expm1(a))
 MATH_KERNEL_VM(log, log(a))
 MATH_KERNEL(log2, log2(a))
 MATH_KERNEL(log10, log10(a))
-MATH_KERNEL(log1p, log1p(a))
+MATH_KERNEL_VM(log1p, log1p(a))
 /* The square root in T's own precision: float32 takes sqrtf, one
 ** correctly rounded instruction that vectorizes (libm's errno is off,
 ** -fno-math-errno), the same bits as the double root rounded to float.
@@ -168,8 +168,8 @@ MATH_KERNEL(log1p, log1p(a))
     static const EwKernel K_##NAME = {#NAME, {EW_FLOAT_SLOTS(NAME)}};
 MATH_KERNEL_V(sqrt, EW_SQRT(a))
 MATH_KERNEL_V(rsqrt, (T)1 / EW_SQRT(a))
-MATH_KERNEL(sin, sin(a))
-MATH_KERNEL(cos, cos(a))
+MATH_KERNEL_VM(sin, sin(a))
+MATH_KERNEL_VM(cos, cos(a))
 MATH_KERNEL(tan, tan(a))
 MATH_KERNEL(asin, asin(a))
 MATH_KERNEL(acos, acos(a))

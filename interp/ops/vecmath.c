@@ -1,5 +1,6 @@
 /*
-** vecmath.c -- float32 exp, log, tanh, erf and the activations built on them,
+** vecmath.c -- float32 exp, log, tanh, erf, expm1, log1p, sin, cos and the
+** activations built on them,
 ** as polynomials over 8-lane vectors (see vecmath.h for the contract).
 **
 ** Why our own and not SLEEF (what PyTorch uses): SLEEF's AVX2 and AVX-512
@@ -54,36 +55,51 @@ VM_INLINE vf vcopysign(const vf *x, const vf *s)
 /* ---- log ------------------------------------------------------------------- */
 
 /* log x = e ln2 + log m for x = m 2^e with m in [sqrt(1/2), sqrt(2)):
-** Cephes' polynomial in m - 1, ln2 in two parts as in exp.  Denormals are
-** scaled by 2^23 first; 0 gives -inf, negatives nan, inf and nan
-** themselves. */
+** Cephes' polynomial in m - 1, ln2 in two parts as in exp.  The reduction
+** of a positive normal x: returns m - 1 (exact) and sets *e. */
+VM_INLINE vf vlog_reduce(const vf *xp, vi *e)
+{
+    vf x = *xp;
+    *e = (((vi)x >> 23) & 0xff) - 126;
+    vf m = (vf)(((vi)x & 0x007fffff) | 0x3f000000); /* in [0.5, 1) */
+    vi below = m < 0.707106781186547524f;
+    *e = *e + below; /* a mask: -1 where m is below sqrt(1/2) */
+    vf m2 = m + m - 1.0f, m1 = m - 1.0f;
+    return vm_sel(&below, &m2, &m1);
+}
+
+/* e ln2 + log(1 + f) for f = m - 1, |f| < 0.42 */
+VM_INLINE vf vlog_poly(const vf *fp, const vi *e)
+{
+    vf m = *fp;
+    vf fe = __builtin_convertvector(*e, vf);
+    /* the polynomial's terms in pairs and powers of m (Estrin's scheme): a
+    ** chain of four multiply-adds where Horner's has eight */
+    vf z = m * m, z2 = z * z, z4 = z2 * z2;
+    vf q01 = -2.4999993993e-1f * m + 3.3333331174e-1f;
+    vf q23 = -1.6668057665e-1f * m + 2.0000714765e-1f;
+    vf q45 = -1.2420140846e-1f * m + 1.4249322787e-1f;
+    vf q67 = -1.1514610310e-1f * m + 1.1676998740e-1f;
+    vf y = ((q01 + z * q23) + z2 * (q45 + z * q67)) + z4 * 7.0376836292e-2f;
+    y = y * m * z;
+    y = y + -2.12194440e-4f * fe;
+    y = y + -0.5f * z;
+    vf r = m + y;
+    return r + 0.693359375f * fe;
+}
+
+/* Denormals are scaled by 2^23 first; 0 gives -inf, negatives nan, inf
+** and nan themselves. */
 VM_INLINE vf vlog(const vf *xp)
 {
     vf x = *xp;
     vi denormal = x < 0x1p-126f;
     vf scaled = x * 0x1p23f;
     vf xs = vm_sel(&denormal, &scaled, &x);
-    vi e = (((vi)xs >> 23) & 0xff) - 126 + (denormal & -23);
-    vf m = (vf)(((vi)xs & 0x007fffff) | 0x3f000000); /* in [0.5, 1) */
-    vi below = m < 0.707106781186547524f;
-    e = e + below; /* a mask: -1 where m is below sqrt(1/2) */
-    vf m2 = m + m - 1.0f, m1 = m - 1.0f;
-    m = vm_sel(&below, &m2, &m1);
-    vf fe = __builtin_convertvector(e, vf);
-    vf z = m * m;
-    vf y = 7.0376836292e-2f * m + -1.1514610310e-1f;
-    y = y * m + 1.1676998740e-1f;
-    y = y * m + -1.2420140846e-1f;
-    y = y * m + 1.4249322787e-1f;
-    y = y * m + -1.6668057665e-1f;
-    y = y * m + 2.0000714765e-1f;
-    y = y * m + -2.4999993993e-1f;
-    y = y * m + 3.3333331174e-1f;
-    y = y * m * z;
-    y = y + -2.12194440e-4f * fe;
-    y = y + -0.5f * z;
-    vf r = m + y;
-    r = r + 0.693359375f * fe;
+    vi e;
+    vf f = vlog_reduce(&xs, &e);
+    e = e + (denormal & -23);
+    vf r = vlog_poly(&f, &e);
     vf inf = vm_splat(INFINITY), minus_inf = -inf, nan = vm_splat(NAN);
     vi is_inf = x == inf, is_zero = x == 0.0f, negative = x < 0.0f, is_nan = x != x;
     r = vm_sel(&is_inf, &inf, &r);
@@ -160,6 +176,133 @@ VM_INLINE vf verf(const vf *xp)
     return vm_sel(&is_small, &small, &big);
 }
 
+/* ---- expm1, log1p ------------------------------------------------------------ */
+
+/* e^x - 1 = 2^n (e^r - 1) + (2^n - 1), with e^r - 1 from exp's reduction;
+** written 2^n1 (2^n2 (e^r - 1) + (2^n2 - 2^-n1)) for n = n1 + n2, so each
+** factor is a normal float up to n = 128 (x = 89, where it overflows to inf)
+** and the parenthesis, exact but for one rounding, is the only inexact step
+** (2^n2 - 2^-n1 is exact while |n| <= 24; past that e^x - 1 rounds as e^x,
+** or to -1).  x is clamped to [-30, 89] first: -1 and inf beyond, as
+** e^x - 1 rounds there.  A zero keeps its sign. */
+VM_INLINE vf vexpm1(const vf *xp)
+{
+    vf x = *xp;
+    vf lo = vm_splat(-30.0f), hi = vm_splat(89.0f);
+    vi below = x < lo, above = x > hi;
+    vf xc = vm_sel(&below, &lo, &x);
+    xc = vm_sel(&above, &hi, &xc);
+    vi n;
+    vf em1 = vm_expm1_reduced(&xc, &n);
+    vi n1 = n >> 1, n2 = n - n1, minus_n1 = -n1;
+    vf s1 = vm_pow2i(&n1), s2 = vm_pow2i(&n2);
+    vf y = s1 * (s2 * em1 + (s2 - vm_pow2i(&minus_n1)));
+    vi is_zero = x == 0.0f;
+    return vm_sel(&is_zero, &x, &y);
+}
+
+/* log(1 + x) for u = 1 + x rounded and c = x - (u - 1), the part of 1 + x
+** that rounding u lost (exact for -1 <= x < 2^24; beyond, c is 0): with
+** u = m 2^e, 1 + x = (m + c 2^-e) 2^e, so the log polynomial takes
+** f = (m - 1) + c 2^-e, no division.  Below |x| = 2^-24 the result rounds
+** to x itself (also -0); -1 gives -inf, inf inf, below -1 nan. */
+VM_INLINE vf vlog1p(const vf *xp)
+{
+    vf x = *xp;
+    vf u = 1.0f + x;
+    vf c = x - (u - 1.0f);
+    vf tiny_u = vm_splat(0x1p-24f);
+    vi u_small = u < tiny_u;
+    vf us = vm_sel(&u_small, &tiny_u, &u); /* x <= -1: a normal stand-in, replaced below */
+    vi e;
+    vf f = vlog_reduce(&us, &e);
+    vi minus_e = -e;
+    vi huge = minus_e < -126; /* u >= 2^127, where c is 0 */
+    minus_e = minus_e & ~huge;
+    f = f + c * vm_pow2i(&minus_e);
+    vf y = vlog_poly(&f, &e);
+    vf a = vabs(&x), inf = vm_splat(INFINITY), minus_inf = -inf, nan = vm_splat(NAN);
+    vi tiny = a < 0x1p-24f, u_zero = u == 0.0f, negative = u < 0.0f, is_inf = x == inf, is_nan = x != x;
+    y = vm_sel(&tiny, &x, &y);
+    y = vm_sel(&u_zero, &minus_inf, &y);
+    y = vm_sel(&negative, &nan, &y);
+    y = vm_sel(&is_inf, &inf, &y);
+    return vm_sel(&is_nan, &x, &y);
+}
+
+/* ---- sin, cos --------------------------------------------------------------- */
+
+/* Four lanes of double: float32's sin and cos are computed in double, where
+** a two-part pi reduces exactly enough and the Taylor polynomial to the 17th
+** power leaves an error near 2^-44, so the float result is the correctly
+** rounded one but for inputs within 2^-20 ulp of a tie. */
+typedef double vd __attribute__((vector_size(32)));
+typedef int64_t vl __attribute__((vector_size(32)));
+typedef float vf4 __attribute__((vector_size(16)));
+
+/* Below this |x| the reduction is computed to far better than float32
+** needs (j < 2^19 and pi's high part has 33 bits, so j pi_hi is exact);
+** from there on, and for inf and nan, libm's double sin and cos. */
+#define VM_TRIG_LIM 1048576.0f
+
+/* sin x (half = 0) or cos x = sin(x + pi/2) (half = 0.5):
+** x + half pi = j pi + r with |r| <= pi/2, and the result (-1)^j sin r. */
+VM_INLINE vd vsin_d(const vd *xp, double half)
+{
+    const double shifter = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
+    vd x = *xp;
+    vd t = (x * 0.318309886183790671538 + half) + shifter;
+    vl odd = ((vl)t & 1) << 63; /* j's low bit (t's lowest mantissa bit), as a sign */
+    vd h = (t - shifter) - half;
+    vd r = x - h * 3.14159265346825122833; /* pi to 33 bits ... */
+    r = r - h * 1.21542010130123844986e-10;  /* ... and the rest */
+    /* sin r = r + r z P(z), z = r^2, P's terms -1/3!, 1/5!, ..., 1/17!
+    ** taken in pairs and powers of z (Estrin's scheme): a chain of four
+    ** multiply-adds where Horner's has eight, which the loop waited on */
+    vd z = r * r, z2 = z * z, z4 = z2 * z2;
+    vd p01 = z * (1.0 / 120.0) + -1.0 / 6.0;
+    vd p23 = z * (1.0 / 362880.0) + -1.0 / 5040.0;
+    vd p45 = z * (1.0 / 6227020800.0) + -1.0 / 39916800.0;
+    vd p67 = z * (1.0 / 355687428096000.0) + -1.0 / 1307674368000.0;
+    vd p = (p01 + z2 * p23) + z4 * (p45 + z2 * p67);
+    vd y = p * z * r + r;
+    return (vd)((vl)y ^ odd);
+}
+
+/* sin x (half = 0) or cos x (half = 0.5) of eight floats, four lanes of
+** double at a time; sin keeps a zero's sign.  For |x| below VM_TRIG_LIM. */
+VM_INLINE vf vsin_half(const vf *xp, double half)
+{
+    vf x = *xp;
+    vf4 lo = __builtin_shufflevector(x, x, 0, 1, 2, 3), hi = __builtin_shufflevector(x, x, 4, 5, 6, 7);
+    vd dlo = __builtin_convertvector(lo, vd), dhi = __builtin_convertvector(hi, vd);
+    dlo = vsin_d(&dlo, half);
+    dhi = vsin_d(&dhi, half);
+    lo = __builtin_convertvector(dlo, vf4);
+    hi = __builtin_convertvector(dhi, vf4);
+    vf y = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+    vi is_zero = (x == 0.0f) & (half == 0 ? -1 : 0);
+    return vm_sel(&is_zero, &x, &y);
+}
+
+/* The same, and libm's double sin or cos for lanes at or past VM_TRIG_LIM
+** (a reduction that needs pi's bits far down; rare in practice). */
+VM_INLINE vf vsin_half_full(const vf *xp, double half)
+{
+    vf y = vsin_half(xp, half);
+    vi big = vm_not_below(xp, VM_TRIG_LIM);
+    if (vm_any(&big))
+        for (int i = 0; i < VM_LANES; i++)
+            if (big[i])
+                y[i] = (float)(half == 0 ? sin((double)(*xp)[i]) : cos((double)(*xp)[i]));
+    return y;
+}
+
+VM_INLINE vf vsin(const vf *xp) { return vsin_half(xp, 0); }
+VM_INLINE vf vsin_full(const vf *xp) { return vsin_half_full(xp, 0); }
+VM_INLINE vf vcos(const vf *xp) { return vsin_half(xp, 0.5); }
+VM_INLINE vf vcos_full(const vf *xp) { return vsin_half_full(xp, 0.5); }
+
 /* ---- the activations ------------------------------------------------------- */
 
 /* The _normal forms: the same bits where every |x| < VM_EXP_NORMAL_LIM,
@@ -212,6 +355,42 @@ VM_INLINE vf vgelu_tanh(const vf *xp)
     return 0.5f * x * (1.0f + vtanh(&inner));
 }
 
+/* mish, x tanh(log(1 + e^x)), composed as PyTorch composes it: its last
+** step, from l = log(1 + e^x) */
+VM_INLINE vf vmish_last(const vf *xp, const vf *lp, const float *c)
+{
+    (void)c;
+    return *xp * vtanh(lp);
+}
+
+/* elu: x > 0 ? x scale : (e^(x input_scale) - 1) alpha_scale, with
+** c = {alpha_scale, scale, input_scale}; nan takes the first side */
+VM_INLINE vf velu(const vf *xp, const float *c)
+{
+    vf x = *xp;
+    vf xs = x * c[2];
+    vf neg = vexpm1(&xs) * c[0], pos = x * c[1];
+    vi le0 = x <= 0.0f;
+    return vm_sel(&le0, &neg, &pos);
+}
+
+/* softplus: x beta > threshold ? x : log(1 + e^(x beta)) / beta, with
+** c = {beta, threshold}: its first step, e^(x beta), and its last, from
+** l = log(1 + e^(x beta)) */
+VM_INLINE vf vexp_scaled(const vf *xp, const float *c)
+{
+    vf xb = *xp * c[0];
+    return vm_exp(&xb);
+}
+
+VM_INLINE vf vsoftplus_last(const vf *xp, const vf *lp, const float *c)
+{
+    vf x = *xp;
+    vf y = *lp / c[0];
+    vi linear = x * c[0] > c[1];
+    return vm_sel(&linear, &x, &y);
+}
+
 /* ---- array loops ------------------------------------------------------------ */
 
 /* y[i] = f(x[i]): whole vectors, then the last n % 8 through a zero-padded
@@ -259,6 +438,54 @@ VM_INLINE void vmap_split(float *y, const float *x, int64_t n, float lim, vf (*f
     vmap(y + i, x + i, n - i, full);
 }
 
+/* vmap for an f with constant arguments c */
+VM_INLINE void vmap_args(float *y, const float *x, int64_t n, vf (*f)(const vf *, const float *), const float *c)
+{
+    int64_t i = 0;
+    for (; i + VM_LANES <= n; i += VM_LANES) {
+        vf v;
+        memcpy(&v, x + i, sizeof v);
+        v = f(&v, c);
+        memcpy(y + i, &v, sizeof v);
+    }
+    if (i < n) {
+        vf v = {0};
+        size_t rest = (size_t)(n - i) * sizeof(float);
+        memcpy(&v, x + i, rest);
+        v = f(&v, c);
+        memcpy(y + i, &v, rest);
+    }
+}
+
+/* y[i] = f(x[i], t[i]) with constant arguments c, as vmap */
+VM_INLINE void vmap2_args(float *y, const float *x, const float *t, int64_t n,
+                          vf (*f)(const vf *, const vf *, const float *), const float *c)
+{
+    int64_t i = 0;
+    for (; i + VM_LANES <= n; i += VM_LANES) {
+        vf v, w;
+        memcpy(&v, x + i, sizeof v);
+        memcpy(&w, t + i, sizeof w);
+        v = f(&v, &w, c);
+        memcpy(y + i, &v, sizeof v);
+    }
+    if (i < n) {
+        vf v = {0}, w = {0};
+        size_t rest = (size_t)(n - i) * sizeof(float);
+        memcpy(&v, x + i, rest);
+        memcpy(&w, t + i, rest);
+        v = f(&v, &w, c);
+        memcpy(y + i, &v, rest);
+    }
+}
+
+/* Compositions (mish, softplus) run one function at a time over a block of
+** VM_CHAIN values: one function's chain of dependent operations is short
+** enough for the CPU to start the next vector's before it ends, a chain
+** through exp, log1p and tanh together is not (mish took twice the time of
+** its three passes).  The same operations, so the same bits. */
+#define VM_CHAIN 256
+
 VM_CLONES void vm_exp_f32(float *y, const float *x, int64_t n)
 {
     vmap_split(y, x, n, VM_EXP_NORMAL_LIM, vm_exp_normal, vm_exp);
@@ -279,3 +506,38 @@ VM_CLONES void vm_gelu_f32(float *y, const float *x, int64_t n)
     vmap_split(y, x, n, GELU_SMALL_LIM, vgelu_small, vgelu);
 }
 VM_CLONES void vm_gelu_tanh_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vgelu_tanh); }
+VM_CLONES void vm_expm1_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vexpm1); }
+VM_CLONES void vm_log1p_f32(float *y, const float *x, int64_t n) { vmap(y, x, n, vlog1p); }
+VM_CLONES void vm_sin_f32(float *y, const float *x, int64_t n)
+{
+    vmap_split(y, x, n, VM_TRIG_LIM, vsin, vsin_full);
+}
+VM_CLONES void vm_cos_f32(float *y, const float *x, int64_t n)
+{
+    vmap_split(y, x, n, VM_TRIG_LIM, vcos, vcos_full);
+}
+VM_CLONES void vm_mish_f32(float *y, const float *x, int64_t n)
+{
+    float t[VM_CHAIN];
+    for (int64_t i = 0; i < n; i += VM_CHAIN) {
+        int64_t k = n - i < VM_CHAIN ? n - i : VM_CHAIN;
+        vmap(t, x + i, k, vm_exp);
+        vmap(t, t, k, vlog1p);
+        vmap2_args(y + i, x + i, t, k, vmish_last, NULL);
+    }
+}
+VM_CLONES void vm_elu_f32(float *y, const float *x, int64_t n, const float coef[3])
+{
+    vmap_args(y, x, n, velu, coef);
+}
+VM_CLONES void vm_softplus_f32(float *y, const float *x, int64_t n, float beta, float threshold)
+{
+    const float c[2] = {beta, threshold};
+    float t[VM_CHAIN];
+    for (int64_t i = 0; i < n; i += VM_CHAIN) {
+        int64_t k = n - i < VM_CHAIN ? n - i : VM_CHAIN;
+        vmap_args(t, x + i, k, vexp_scaled, c);
+        vmap(t, t, k, vlog1p);
+        vmap2_args(y + i, x + i, t, k, vsoftplus_last, c);
+    }
+}

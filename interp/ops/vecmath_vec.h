@@ -57,10 +57,10 @@ VM_INLINE VmI8 vm_not_below(const VmF8 *x, float lim)
     return ((VmI8)*x & 0x7fffffff) >= bits;
 }
 
-/* e^x = 2^n e^r for x = n ln2 + r, |r| <= ln2 / 2: returns e^r and sets
-** *n.  Cody-Waite reduction (ln2's high part has 9 bits, so n * hi and
+/* e^x = 2^n e^r for x = n ln2 + r, |r| <= ln2 / 2: returns e^r - 1 (to
+** within an ulp of itself, so expm1 keeps its small values) and sets *n.  Cody-Waite reduction (ln2's high part has 9 bits, so n * hi and
 ** x - n * hi are exact), e^r by Cephes' polynomial.  For |x| < 2^21. */
-VM_INLINE VmF8 vm_exp_reduced(const VmF8 *xp, VmI8 *n)
+VM_INLINE VmF8 vm_expm1_reduced(const VmF8 *xp, VmI8 *n)
 {
     const float shifter = 12582912.0f; /* 1.5 * 2^23: adding it rounds to an integer */
     VmF8 x = *xp;
@@ -75,8 +75,13 @@ VM_INLINE VmF8 vm_exp_reduced(const VmF8 *xp, VmI8 *n)
     p = p * r + 4.1665795894e-2f;
     p = p * r + 1.6666665459e-1f;
     p = p * r + 5.0000001201e-1f;
-    p = p * z + r;
-    return p + 1.0f;
+    return p * z + r;
+}
+
+/* e^r with n as vm_expm1_reduced: its e^r - 1, plus one */
+VM_INLINE VmF8 vm_exp_reduced(const VmF8 *xp, VmI8 *n)
+{
+    return vm_expm1_reduced(xp, n) + 1.0f;
 }
 
 /* 2^n for -126 <= n <= 127 */
