@@ -507,6 +507,118 @@ START_TEST(test_embedding_rows)
 }
 END_TEST
 
+/* ---- gather, scatter_add, index_add: the typed runs of index_util.c --------------- */
+
+/* An int64 tensor of shape (ndim, sizes) with values in [0, bound). */
+static Tensor *make_index(int ndim, const int64_t *sizes, int64_t bound)
+{
+    EpError err = {0};
+    Tensor *t = tensor_empty(DT_I64, ndim, sizes, &err);
+    ck_assert(t != NULL);
+    for (int64_t i = 0; i < tensor_numel(t); i++)
+        ((int64_t *)tensor_data(t))[i] = (int64_t)(next_u64() % (uint64_t)bound);
+    return t;
+}
+
+/* gather along dim 1 for each element size (1, 2, 4, 8 bytes): out[i][j] is
+** self[i][index[i][j]], byte for byte; an index past the end fails with
+** PyTorch's message. */
+START_TEST(test_gather_typed_runs)
+{
+    static const DType DTS[] = {DT_U8, DT_F16, DT_F32, DT_I64, DT_F64};
+    for (size_t d = 0; d < sizeof DTS / sizeof DTS[0]; d++) {
+        int64_t ss[2] = {20, 33}, is[2] = {20, 50};
+        Tensor *self = make_tensor(DTS[d], 2, ss), *idx = make_index(2, is, 33);
+        Value v[3] = {value_tensor(self), value_int(1), value_tensor(idx)};
+        Tensor *r = run_op("aten.gather.default", 3, v, NULL, 0);
+        ck_assert(r && r->dtype == DTS[d] && r->sizes[0] == 20 && r->sizes[1] == 50);
+        int es = dtype_size(DTS[d]);
+        const char *out = tensor_data(r), *in = tensor_data(self);
+        const int64_t *ix = tensor_data(idx);
+        for (int64_t i = 0; i < 20; i++)
+            for (int64_t j = 0; j < 50; j++)
+                ck_assert_msg(memcmp(out + (i * 50 + j) * es, in + (i * 33 + ix[i * 50 + j]) * es, (size_t)es) == 0,
+                              "gather %s at [%lld, %lld]", dtype_name(DTS[d]), (long long)i, (long long)j);
+        tensor_unref(r);
+        ((int64_t *)tensor_data(idx))[7 * 50 + 31] = 33;
+        char msg[256] = "";
+        ck_assert(run_op("aten.gather.default", 3, v, msg, sizeof msg) == NULL);
+        ck_assert_msg(strstr(msg, "index 33 is out of bounds for dimension 1 with size 33") != NULL, "%s", msg);
+        tensor_unref(self);
+        tensor_unref(idx);
+    }
+}
+END_TEST
+
+/* scatter_add of float32 along dim 1: the float sums of each slot's
+** sources in the order of the index, nan and infinities included */
+START_TEST(test_scatter_add_float_run)
+{
+    int64_t ss[2] = {30, 64}, is[2] = {30, 100};
+    Tensor *self = make_tensor(DT_F32, 2, ss), *idx = make_index(2, is, 64), *src = make_tensor(DT_F32, 2, is);
+    Value v[4] = {value_tensor(self), value_int(1), value_tensor(idx), value_tensor(src)};
+    Tensor *r = run_op("aten.scatter_add.default", 4, v, NULL, 0);
+    ck_assert(r != NULL);
+    float want[30 * 64];
+    memcpy(want, tensor_data(self), sizeof want);
+    const int64_t *ix = tensor_data(idx);
+    const float *sv = tensor_data(src);
+    for (int64_t i = 0; i < 30; i++)
+        for (int64_t j = 0; j < 100; j++)
+            want[i * 64 + ix[i * 100 + j]] += sv[i * 100 + j];
+    ck_assert(memcmp(tensor_data(r), want, sizeof want) == 0);
+    tensor_unref(r);
+    tensor_unref(self);
+    tensor_unref(idx);
+    tensor_unref(src);
+}
+END_TEST
+
+/* index_add of float32 along dim 0 (whole rows at once, contiguous or a
+** transposed source) and dim 1 (element by element), alpha 1 (the float
+** sum) and 2.5: d + alpha s in double, rounded once, in index order. */
+START_TEST(test_index_add_float_runs)
+{
+    static const double ALPHAS[] = {1, 2.5};
+    for (int dim = 0; dim < 2; dim++)
+        for (int a = 0; a < 2; a++)
+            for (int tr = 0; tr < 2; tr++) {
+                int64_t ss[2] = {40, 37}, ns[2] = {40, 37};
+                ns[dim] = 50;
+                Tensor *self = make_tensor(DT_F32, 2, ss), *src = make_tensor(DT_F32, 2, ns);
+                if (tr) {
+                    Tensor *t = transposed_copy(src);
+                    tensor_unref(src);
+                    src = t;
+                }
+                int64_t ni = 50;
+                Tensor *idx = make_index(1, &ni, ss[dim]);
+                Value v[5] = {value_tensor(self), value_int(dim), value_tensor(idx), value_tensor(src),
+                              value_float(ALPHAS[a])};
+                Tensor *r = run_op("aten.index_add.default", 5, v, NULL, 0);
+                ck_assert(r != NULL);
+                float want[40 * 37];
+                memcpy(want, tensor_data(self), sizeof want);
+                const int64_t *ix = tensor_data(idx);
+                const float *sd = tensor_data(src);
+                for (int64_t k = 0; k < 50; k++)
+                    for (int64_t m = 0; m < (dim == 0 ? 37 : 40); m++) {
+                        int64_t si = dim == 0 ? k * src->strides[0] + m * src->strides[1]
+                                              : m * src->strides[0] + k * src->strides[1];
+                        float *d = dim == 0 ? &want[ix[k] * 37 + m] : &want[m * 37 + ix[k]];
+                        *d = (float)((double)*d + (double)sd[si] * ALPHAS[a]);
+                    }
+                char what[64];
+                snprintf(what, sizeof what, "index_add dim %d alpha %g%s", dim, ALPHAS[a], tr ? " transposed" : "");
+                ck_assert_msg(memcmp(tensor_data(r), want, sizeof want) == 0, "%s", what);
+                tensor_unref(r);
+                tensor_unref(self);
+                tensor_unref(src);
+                tensor_unref(idx);
+            }
+}
+END_TEST
+
 /* ---- the pool of large blocks ------------------------------------------------------ */
 
 START_TEST(test_pool_reuses_large_blocks)
@@ -728,6 +840,9 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_cat_rows_equal_general_copy);
     tcase_add_test(tcc, test_index_select_rows_equal_general_copy);
     tcase_add_test(tcc, test_embedding_rows);
+    tcase_add_test(tcc, test_gather_typed_runs);
+    tcase_add_test(tcc, test_scatter_add_float_run);
+    tcase_add_test(tcc, test_index_add_float_runs);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);

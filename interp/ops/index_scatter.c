@@ -264,7 +264,8 @@ static EpStatus scatter_into(OpCall *c, Tensor *out, int dim, const ScatterArgs 
     Tensor *ops[3] = {dstv, ixn, srcv};
     if (rc == EP_OK)
         rc = iter_init(&it, ixn->ndim, ixn->sizes, a->src ? 3 : 2, ops, c->err);
-    IndexAlong s = {.es = dtype_size(out->dtype), .size = nonempty_size(out, dim), .value = a->value ? value : NULL};
+    IndexAlong s = {.es = dtype_size(out->dtype), .dtype = out->dtype, .size = nonempty_size(out, dim),
+                    .value = a->value ? value : NULL};
     if (rc == EP_OK) {
         s.stride_bytes = (dst->ndim > 0 ? dst->strides[dim] : 0) * s.es;
         if (a->op != IRED_ASSIGN && !a->include_self) {

@@ -227,29 +227,150 @@ static void add_scaled(const IndexAlong *c, char *dst, const char *src)
     }
 }
 
+/* A run of gathered elements of es bytes (a constant where it is inlined, so
+** each size gets its own loop of plain loads and stores); false when an
+** index is out of range (resolve has recorded it). */
+static inline __attribute__((always_inline)) bool gather_run(IndexAlong *c, char **data, const int64_t *stride,
+                                                            int64_t n, int es)
+{
+    /* the context in locals: the stores below may alias it, so the
+    ** compiler would reload every field at every element */
+    const int64_t sb = c->stride_bytes, size = c->size;
+    const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
+    char *out = data[0];
+    const char *src = data[1], *ix = data[2];
+    for (int64_t i = 0; i < n; i++) {
+        int64_t idx;
+        memcpy(&idx, ix + i * s2, 8);
+        if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
+            return false;
+        index_copy_elem(out + i * s0, src + i * s1 + idx * sb, es);
+    }
+    return true;
+}
+
 void index_gather_loop(char **data, const int64_t *stride, int64_t n, void *vctx)
 {
     IndexAlong *c = vctx;
     if (c->bad)
         return;
-    /* the context in locals: the byte stores below may alias it, so the
-    ** compiler would reload every field at every element */
-    const int es = c->es;
-    const int64_t sb = c->stride_bytes;
-    char *out = data[0];
-    const char *src = data[1], *ix = data[2];
+    switch (c->es) {
+    case 1: gather_run(c, data, stride, n, 1); break;
+    case 2: gather_run(c, data, stride, n, 2); break;
+    case 4: gather_run(c, data, stride, n, 4); break;
+    default: gather_run(c, data, stride, n, 8); break;
+    }
+}
+
+/* dst[k] += alpha src[k] over n float32 elements, in add_scaled's
+** arithmetic (the product and sum in double, rounded once), eight at a time
+** in two vectors of four doubles: GCC's -O2 vectorizer leaves a loop that
+** widens floats to doubles scalar.  dst and src never share storage
+** (index_add clones a source that does). */
+typedef float IxF8 __attribute__((vector_size(32)));
+typedef float IxF4 __attribute__((vector_size(16)));
+typedef double IxD4 __attribute__((vector_size(32)));
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+__attribute__((target_clones("avx512f", "avx2", "default")))
+#endif
+static void add_scaled_f32_contig(float *d, const float *s, int64_t n, double alpha)
+{
+    int64_t k = 0;
+    /* alpha 1: the double sum of two floats rounded to float is their float
+    ** sum (where the double sum is inexact, the exponents are more than 29
+    ** apart and both round to the larger operand), so add in float */
+    for (; alpha == 1 && k + 8 <= n; k += 8) {
+        IxF8 dv, sv;
+        memcpy(&dv, d + k, sizeof dv);
+        memcpy(&sv, s + k, sizeof sv);
+        dv += sv;
+        memcpy(d + k, &dv, sizeof dv);
+    }
+    for (; k + 8 <= n; k += 8) {
+        IxF8 dv, sv;
+        memcpy(&dv, d + k, sizeof dv);
+        memcpy(&sv, s + k, sizeof sv);
+        IxD4 dlo = __builtin_convertvector(__builtin_shufflevector(dv, dv, 0, 1, 2, 3), IxD4);
+        IxD4 dhi = __builtin_convertvector(__builtin_shufflevector(dv, dv, 4, 5, 6, 7), IxD4);
+        IxD4 slo = __builtin_convertvector(__builtin_shufflevector(sv, sv, 0, 1, 2, 3), IxD4);
+        IxD4 shi = __builtin_convertvector(__builtin_shufflevector(sv, sv, 4, 5, 6, 7), IxD4);
+        IxF4 lo = __builtin_convertvector(dlo + slo * alpha, IxF4);
+        IxF4 hi = __builtin_convertvector(dhi + shi * alpha, IxF4);
+        dv = __builtin_shufflevector(lo, hi, 0, 1, 2, 3, 4, 5, 6, 7);
+        memcpy(d + k, &dv, sizeof dv);
+    }
+    for (; k < n; k++)
+        d[k] = (float)((double)d[k] + (double)s[k] * alpha);
+}
+
+static void add_scaled_f32_run(const IndexAlong *c, char *dst, int64_t ds, const char *src, int64_t ss, int64_t n)
+{
+    if (ds == 4 && ss == 4 && !c->round_product) {
+        add_scaled_f32_contig((float *)(void *)dst, (const float *)(const void *)src, n, c->alpha_f);
+        return;
+    }
+    for (int64_t k = 0; k < n; k++)
+        add_scaled(c, dst + k * ds, src + k * ss);
+}
+
+/* dst[idx[i]] = dst[idx[i]] + src[i] in float32 (scatter_add's sum): the
+** combine function's arithmetic without a call per element */
+static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64_t n)
+{
+    const int64_t sb = c->stride_bytes, size = c->size;
+    const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
     for (int64_t i = 0; i < n; i++) {
         int64_t idx;
-        memcpy(&idx, ix + i * stride[2], 8);
-        if (!resolve(c, &idx))
-            return;
-        index_copy_elem(out + i * stride[0], src + i * stride[1] + idx * sb, es);
+        memcpy(&idx, data[1] + i * s1, 8);
+        if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
+            return false;
+        char *dst = data[0] + i * s0 + idx * sb;
+        float a, b;
+        memcpy(&a, dst, 4);
+        memcpy(&b, data[2] + i * s2, 4);
+        a = a + b;
+        memcpy(dst, &a, 4);
     }
+    return true;
+}
+
+/* The common cases of index_put_loop without its per-element choices:
+** float32 index_add and scatter_add, each element its own, and a run whose
+** index does not change (index_add along an outer dim: one slice added to
+** another).  Returns false when the run is not one of them. */
+static bool put_fast(IndexAlong *c, char **data, const int64_t *stride, int64_t n)
+{
+    if (c->counts || c->value || c->dtype != DT_F32) /* no value: src is operand 2 */
+        return false;
+    if (c->add_scaled && stride[1] == 0) {
+        int64_t idx;
+        memcpy(&idx, data[1], 8);
+        if (resolve(c, &idx))
+            add_scaled_f32_run(c, data[0] + idx * c->stride_bytes, stride[0], data[2], stride[2], n);
+        return true;
+    }
+    if (c->add_scaled) {
+        for (int64_t i = 0; i < n; i++) {
+            int64_t idx;
+            memcpy(&idx, data[1] + i * stride[1], 8);
+            if (!resolve(c, &idx))
+                return true;
+            add_scaled(c, data[0] + i * stride[0] + idx * c->stride_bytes, data[2] + i * stride[2]);
+        }
+        return true;
+    }
+    if (c->combine && c->op == IRED_SUM) {
+        sum_f32_run(c, data, stride, n);
+        return true;
+    }
+    return false;
 }
 
 void index_put_loop(char **data, const int64_t *stride, int64_t n, void *vctx)
 {
     IndexAlong *c = vctx;
+    if (c->bad || put_fast(c, data, stride, n))
+        return;
     for (int64_t i = 0; i < n && !c->bad; i++) {
         int64_t idx;
         memcpy(&idx, data[1] + i * stride[1], 8);
