@@ -619,6 +619,73 @@ START_TEST(test_index_add_float_runs)
 }
 END_TEST
 
+/* ---- arange's typed fills ------------------------------------------------------------ */
+
+/* arange as PyTorch's kernel computes it over n elements, at 1 and 2
+** threads: float32 vectors of 8 (float64 of 4) over the longest prefix of
+** an even number of vectors, lane k of the vector at i (float)base + k step
+** in double with base = start + step i, the tail start + step i; integers
+** start + step i in int64, wrapping, then narrowed. */
+START_TEST(test_arange_typed_fills)
+{
+    static const struct {
+        double start, step;
+        int64_t n;
+        int dtype_code; /* torch's ScalarType: 3 int32, 4 int64, 6 float32, 7 float64 */
+    } CASES[] = {
+        {0.1, 0.3, 200003, 6}, {-5, 1.0 / 3, 131089, 7}, {-7, 3, 200003, 4}, {2147483600, 1, 150001, 3},
+    };
+    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+        bool is_int = CASES[k].dtype_code <= 4;
+        double end = CASES[k].start + CASES[k].step * ((double)CASES[k].n - 0.5);
+        Value v[4] = {is_int ? value_int((int64_t)CASES[k].start) : value_float(CASES[k].start),
+                      is_int ? value_int((int64_t)CASES[k].start + (int64_t)CASES[k].step * CASES[k].n)
+                             : value_float(end),
+                      is_int ? value_int((int64_t)CASES[k].step) : value_float(CASES[k].step),
+                      {.kind = V_DTYPE}};
+        static const DType CODES[8] = {[3] = DT_I32, [4] = DT_I64, [6] = DT_F32, [7] = DT_F64};
+        v[3].i = CODES[CASES[k].dtype_code];
+        for (int threads = 1; threads <= 2; threads++) {
+            ep_set_threads(threads);
+            char msg[256] = "";
+            Tensor *r = run_op("aten.arange.start_step", 4, v, msg, sizeof msg);
+            ck_assert_msg(r != NULL, "%s", msg);
+            int64_t n = CASES[k].n;
+            ck_assert_int_eq(r->sizes[0], n);
+            double start = CASES[k].start, step = CASES[k].step;
+            for (int64_t i = 0; i < n; i++) {
+                bool ok;
+                switch (CASES[k].dtype_code) {
+                case 6: {
+                    int64_t vec_end = n - n % 16, b = i - i % 8;
+                    float want = i < vec_end ? (float)((double)(float)(start + step * (double)b) + (double)(i - b) * step)
+                                             : (float)(start + step * (double)i);
+                    ok = ((const float *)tensor_data(r))[i] == want;
+                    break;
+                }
+                case 7: {
+                    int64_t vec_end = n - n % 8, b = i - i % 4;
+                    double want = i < vec_end ? (start + step * (double)b) + (double)(i - b) * step
+                                              : start + step * (double)i;
+                    ok = ((const double *)tensor_data(r))[i] == want;
+                    break;
+                }
+                case 4: ok = ((const int64_t *)tensor_data(r))[i] == (int64_t)start + (int64_t)step * i; break;
+                default: {
+                    uint64_t w = (uint64_t)(int64_t)start + (uint64_t)(int64_t)step * (uint64_t)i;
+                    ok = ((const int32_t *)tensor_data(r))[i] == (int32_t)(uint32_t)w;
+                    break;
+                }
+                }
+                ck_assert_msg(ok, "arange case %zu at %lld, %d threads", k, (long long)i, threads);
+            }
+            tensor_unref(r);
+        }
+    }
+    ep_set_threads(0);
+}
+END_TEST
+
 /* ---- the pool of large blocks ------------------------------------------------------ */
 
 START_TEST(test_pool_reuses_large_blocks)
@@ -843,6 +910,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_gather_typed_runs);
     tcase_add_test(tcc, test_scatter_add_float_run);
     tcase_add_test(tcc, test_index_add_float_runs);
+    tcase_add_test(tcc, test_arange_typed_fills);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);

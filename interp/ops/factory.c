@@ -8,6 +8,7 @@
 ** and RangeFactoriesKernel.cpp.  The device argument is a placement hint:
 ** epdbg computes everything on the CPU, so 'cuda' does not fail.
 */
+#include "interp/parallel.h"
 #include "shape_int.h"
 
 #include <math.h>
@@ -270,11 +271,59 @@ static double range_lane(const RangeFill *r, double base, int64_t k)
 ** prefix holding an even number of them, each built from its base by
 ** range_lane, then the tail element by element.  The two paths round
 ** differently (integer linspace truncates the base), so both are kept. */
+/* Elements per chunk of the pool in arange's fills (a multiple of every
+** vector's lanes) */
+#define RANGE_GRAIN 65536
+
+typedef struct RangeChunk {
+    Tensor *t;
+    const RangeFill *r;
+    int64_t vec_end;
+} RangeChunk;
+
+/* range_fill's float32 and float64 arange, typed: the same values (the
+** base of each vector from range_value, lane k base + k step in double,
+** rounded to the dtype).  Chunks start on a vector (the grain is a multiple
+** of the lanes), so any split gives the same values. */
+static void float_range_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const RangeChunk *rc = ctx;
+    const RangeFill *r = rc->r;
+    const double start = r->start, step = r->step;
+    const int64_t vec_end = end < rc->vec_end ? end : rc->vec_end;
+    if (rc->t->dtype == DT_F32) {
+        float *p = tensor_data(rc->t);
+        int64_t i = begin;
+        for (; i < vec_end; i += 8) {
+            double base = (float)(start + step * (double)i);
+            for (int k = 0; k < 8; k++)
+                p[i + k] = (float)(base + (double)k * step);
+        }
+        for (; i < end; i++)
+            p[i] = (float)(start + step * (double)i);
+    } else {
+        double *p = tensor_data(rc->t);
+        int64_t i = begin;
+        for (; i < vec_end; i += 4) {
+            double base = start + step * (double)i;
+            for (int k = 0; k < 4; k++)
+                p[i + k] = base + (double)k * step;
+        }
+        for (; i < end; i++)
+            p[i] = start + step * (double)i;
+    }
+}
+
 static void range_fill(Tensor *t, const RangeFill *r)
 {
     const int es = dtype_size(t->dtype);
     const int64_t n = t->sizes[0], lanes = 32 / es;
     const int64_t vec_end = n - n % (2 * lanes);
+    if (!r->linspace && (t->dtype == DT_F32 || t->dtype == DT_F64)) {
+        RangeChunk rc = {t, r, vec_end};
+        ep_parallel_for(n, RANGE_GRAIN, float_range_chunk, &rc);
+        return;
+    }
     char *p = tensor_data(t);
     for (int64_t i = 0; i < vec_end; i += lanes) {
         double base = range_value(r, i);
@@ -283,6 +332,29 @@ static void range_fill(Tensor *t, const RangeFill *r)
     }
     for (int64_t i = vec_end; i < n; i++)
         dtype_store_f64(t->dtype, p + i * es, range_value(r, i));
+}
+
+/* An integer arange's fill: element i is start + step i in int64 that
+** wraps, narrowed to the dtype; chunks of the pool write their own range. */
+typedef struct IntRange {
+    Tensor *t;
+    uint64_t start, step;
+} IntRange;
+
+static void int_range_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const IntRange *r = ctx;
+    uint64_t v = r->start + r->step * (uint64_t)begin;
+    if (r->t->dtype == DT_I64) { /* the common case typed: a vector loop */
+        int64_t *p = tensor_data(r->t);
+        for (int64_t i = begin; i < end; i++, v += r->step)
+            p[i] = (int64_t)v;
+        return;
+    }
+    const int es = dtype_size(r->t->dtype);
+    char *p = (char *)tensor_data(r->t) + begin * es;
+    for (int64_t i = begin; i < end; i++, v += r->step, p += es)
+        dtype_store_i64(r->t->dtype, p, (int64_t)v);
 }
 
 /* arange.default(Scalar end, *, ...), arange.start(Scalar start, Scalar end,
@@ -344,9 +416,8 @@ EpStatus k_arange(OpCall *c)
     if (int_acc) {
         /* exact int64 arithmetic that wraps, then narrows: vectors and
         ** scalars agree, as integer sums are exact */
-        char *p = tensor_data(t);
-        for (int64_t i = 0; i < n; i++, p += dtype_size(dtype))
-            dtype_store_i64(dtype, p, (int64_t)((uint64_t)istart + (uint64_t)istep * (uint64_t)i));
+        IntRange r = {t, (uint64_t)istart, (uint64_t)istep};
+        ep_parallel_for(n, RANGE_GRAIN, int_range_chunk, &r);
     } else {
         RangeFill r = {.dtype = dtype, .linspace = false, .start = xstart, .end = xend, .step = xstep};
         range_fill(t, &r);
