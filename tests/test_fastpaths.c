@@ -686,6 +686,55 @@ START_TEST(test_arange_typed_fills)
 }
 END_TEST
 
+/* ---- bilinear upsampling ---------------------------------------------------------------- */
+
+/* upsample_bilinear2d's float path against upsample_trilinear3d's general
+** loop on the same data with a depth of 1, which lerps in the same order
+** and then multiplies by 1 and adds 0 * the same value: equal bits for
+** finite data.  float32 and float16, both align_corners, up and down, at
+** 1 and 2 threads. */
+START_TEST(test_bilinear_equals_general_lerp)
+{
+    static const DType DTS[] = {DT_F32, DT_F16};
+    static const int64_t OUT[][2] = {{29, 40}, {6, 9}, {13, 17}};
+    for (size_t d = 0; d < 2; d++)
+        for (int o = 0; o < 3; o++)
+            for (int align = 0; align < 2; align++)
+                for (int threads = 1; threads <= 2; threads++) {
+                    int64_t sz[4] = {2, 3, 13, 17};
+                    EpError err = {0};
+                    Tensor *x = tensor_empty(DTS[d], 4, sz, &err);
+                    for (int64_t i = 0; i < tensor_numel(x); i++)
+                        dtype_store_f64(DTS[d], (char *)tensor_data(x) + i * dtype_size(DTS[d]),
+                                        (double)(next_u64() % 2000) / 125.0 - 7.99);
+                    int64_t sz5[5] = {2, 3, 1, 13, 17}, st5[5] = {3 * 221, 221, 221, 17, 1};
+                    Tensor *x5 = tensor_as_strided(x, 5, sz5, st5, 0, &err);
+                    int64_t o3[3] = {1, OUT[o][0], OUT[o][1]};
+                    Value v2[4] = {value_tensor(tensor_ref(x)), value_int_list(2, OUT[o]), value_bool(align),
+                                   value_none()};
+                    Value v3[4] = {value_tensor(x5), value_int_list(3, o3), value_bool(align), value_none()};
+                    ep_set_threads(threads);
+                    Tensor *r2 = run_op("aten.upsample_bilinear2d.vec", 4, v2, NULL, 0);
+                    Tensor *r3 = run_op("aten.upsample_trilinear3d.vec", 4, v3, NULL, 0);
+                    ck_assert(r2 && r3);
+                    Tensor *r3v = tensor_as_strided(r3, 4, r2->sizes, r2->strides, 0, &err);
+                    char what[96];
+                    snprintf(what, sizeof what, "bilinear %s to %lldx%lld align %d, %d threads", dtype_name(DTS[d]),
+                             (long long)OUT[o][0], (long long)OUT[o][1], align, threads);
+                    assert_same_bits(r2, r3v, what);
+                    tensor_unref(r3v);
+                    tensor_unref(r2);
+                    tensor_unref(r3);
+                    for (int k = 0; k < 4; k++) {
+                        value_clear(&v2[k]);
+                        value_clear(&v3[k]);
+                    }
+                    tensor_unref(x);
+                }
+    ep_set_threads(0);
+}
+END_TEST
+
 /* ---- the pool of large blocks ------------------------------------------------------ */
 
 START_TEST(test_pool_reuses_large_blocks)
@@ -911,6 +960,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_scatter_add_float_run);
     tcase_add_test(tcc, test_index_add_float_runs);
     tcase_add_test(tcc, test_arange_typed_fills);
+    tcase_add_test(tcc, test_bilinear_equals_general_lerp);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);

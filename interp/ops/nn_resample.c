@@ -347,6 +347,64 @@ LERP_TABLE(lerp_table_f64, double)
 LERP_RUN(lerp_run_f32, float)
 LERP_RUN(lerp_run_f64, double)
 
+/* bilinear in float (float32, and float16 / bfloat16 widened), planes over
+** the pool: lerp_run_f32's arithmetic for nsp 2, with each output row's two
+** source rows found once and the width table's weights as floats (each is
+** an exact float, so the products are lerp_run_f32's). */
+typedef struct Bilinear {
+    const Resample *r;
+    const float *x;
+    float *out;
+    const LerpTab *th;
+    const int64_t *wi0, *wi1; /* the width table, split */
+    const float *wl0, *wl1;
+} Bilinear;
+
+static void bilinear_planes(void *ctx, int64_t p0, int64_t p1)
+{
+    const Bilinear *b = ctx;
+    const int64_t Hin = b->r->in[1], Win = b->r->in[2], Hout = b->r->out[1], Wout = b->r->out[2];
+    for (int64_t pl = p0; pl < p1; pl++) {
+        const float *xp = b->x + pl * Hin * Win;
+        float *op = b->out + pl * Hout * Wout;
+        for (int64_t oh = 0; oh < Hout; oh++, op += Wout) {
+            const float *r0 = xp + b->th[oh].i0 * Win, *r1 = xp + b->th[oh].i1 * Win;
+            const float lh0 = (float)b->th[oh].l0, lh1 = (float)b->th[oh].l1;
+            for (int64_t ow = 0; ow < Wout; ow++) {
+                const int64_t i0 = b->wi0[ow], i1 = b->wi1[ow];
+                const float l0 = b->wl0[ow], l1 = b->wl1[ow];
+                float h0 = r0[i0] * l0 + r0[i1] * l1, h1 = r1[i0] * l0 + r1[i1] * l1;
+                op[ow] = h0 * lh0 + h1 * lh1;
+            }
+        }
+    }
+}
+
+/* lerp_run_f32 for nsp 2 through bilinear_planes; false when out of memory */
+static bool bilinear_run_f32(const Resample *r, const float *x, float *out, LerpTab *const tab[3])
+{
+    const int64_t W = r->out[2];
+    int64_t *wi = malloc((size_t)(2 * W) * sizeof *wi);
+    float *wl = malloc((size_t)(2 * W) * sizeof *wl);
+    if (!wi || !wl) {
+        free(wi);
+        free(wl);
+        return false;
+    }
+    for (int64_t o = 0; o < W; o++) {
+        wi[o] = tab[2][o].i0;
+        wi[W + o] = tab[2][o].i1;
+        wl[o] = (float)tab[2][o].l0;
+        wl[W + o] = (float)tab[2][o].l1;
+    }
+    Bilinear b = {r, x, out, tab[1], wi, wi + W, wl, wl + W};
+    const int64_t Lout = prod3(r->out);
+    ep_parallel_for(r->planes, 65536 / (Lout > 0 ? Lout : 1) + 1, bilinear_planes, &b);
+    free(wi);
+    free(wl);
+    return true;
+}
+
 static double round_to(DType t, double v)
 {
     uint16_t h;
@@ -388,11 +446,15 @@ EpStatus k_upsample_linear(OpCall *c)
                 tab[i][o].l0 = round_to(x->dtype, tab[i][o].l0), tab[i][o].l1 = round_to(x->dtype, tab[i][o].l1);
     Tensor *res = NULL;
     if (ok) {
-        if (ct == DT_F32)
+        if (ct == DT_F32 && nsp == 2) {
+            ok = bilinear_run_f32(&r, tensor_data(X), tensor_data(O), tab);
+            if (!ok)
+                op_fail(c, "out of memory for interpolation weights");
+        } else if (ct == DT_F32)
             lerp_run_f32(&r, tensor_data(X), tensor_data(O), tab);
         else
             lerp_run_f64(&r, tensor_data(X), tensor_data(O), tab);
-        res = ct == x->dtype ? tensor_ref(O) : tensor_to_dtype(O, x->dtype, c->err);
+        res = !ok ? NULL : ct == x->dtype ? tensor_ref(O) : tensor_to_dtype(O, x->dtype, c->err);
     } else if (O) {
         op_fail(c, "out of memory for interpolation weights");
     }
