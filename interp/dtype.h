@@ -121,6 +121,9 @@ uint16_t f32_to_bf16(float f);
 ** every half and bfloat16 and a sweep of float32). */
 void f16_to_f32_n(float *dst, const uint16_t *src, int64_t n);
 void f32_to_f16_n(uint16_t *dst, const float *src, int64_t n);
+/* f32_to_f16_n without the F16C instruction, which it uses where the CPU
+** has it: the loop other CPUs run, for the tests to hold to the same bits */
+void f32_to_f16_n_portable(uint16_t *dst, const float *src, int64_t n);
 void bf16_to_f32_n(float *dst, const uint16_t *src, int64_t n);
 void f32_to_bf16_n(uint16_t *dst, const float *src, int64_t n);
 

@@ -114,8 +114,8 @@ START_TEST(test_narrow_sweep)
 {
     enum { N = 1 << 20 };
     float *x = malloc(N * sizeof *x);
-    uint16_t *h = malloc(N * sizeof *h), *b = malloc(N * sizeof *b);
-    ck_assert(x && h && b);
+    uint16_t *h = malloc(N * sizeof *h), *b = malloc(N * sizeof *b), *hp = malloc(N * sizeof *hp);
+    ck_assert(x && h && b && hp);
     for (uint32_t i = 0; i < N; i++) {
         uint32_t u = i * 4099u;
         if (i < 4096) /* ties and their neighbours: 0x1000 (f16 normal), 0x8000 (bf16) */
@@ -128,15 +128,18 @@ START_TEST(test_narrow_sweep)
     for (int k = 0; k < 8; k++)
         x[4096 + k] = hand[k];
     f32_to_f16_n(h, x, N);
+    f32_to_f16_n_portable(hp, x, N);
     f32_to_bf16_n(b, x, N);
     for (uint32_t i = 0; i < N; i++) {
         ck_assert_msg(h[i] == f32_to_f16(x[i]), "f16 of %a: 0x%04x, want 0x%04x", x[i], h[i], f32_to_f16(x[i]));
+        ck_assert_msg(hp[i] == h[i], "f16 of %a without F16C: 0x%04x, want 0x%04x", x[i], hp[i], h[i]);
         ck_assert_msg(b[i] == f32_to_bf16(x[i]), "bf16 of %a: 0x%04x, want 0x%04x", x[i], b[i], f32_to_bf16(x[i]));
     }
     for (int k = 0; k < 8; k++)
         ck_assert_msg(h[4096 + k] == hand_f16[k], "f16 of %a: 0x%04x, want 0x%04x", hand[k], h[4096 + k], hand_f16[k]);
     free(x);
     free(h);
+    free(hp);
     free(b);
 }
 END_TEST
