@@ -463,9 +463,69 @@ typedef struct AvgPoolJob {
     int64_t divisor;
 } AvgPoolJob;
 
+/* One dim's window of output position o: [*lo, *hi) clamped to the input,
+** *pool its length counting padding (not past it), *count its length
+** inside the input; as AVG_POOL computes them. */
+static void avg_window(const PoolGeom *g, int i, int64_t o, int64_t *lo, int64_t *hi, int64_t *pool, int64_t *count)
+{
+    int64_t l = o * g->stride[i] - g->pad[i], h = l + g->k[i];
+    if (h > g->in[i] + g->pad[i])
+        h = g->in[i] + g->pad[i];
+    *pool = h - l;
+    if (l < 0)
+        l = 0;
+    if (h > g->in[i])
+        h = g->in[i];
+    *count = h > l ? h - l : 0;
+    *lo = l;
+    *hi = h;
+}
+
+/* avg_pool_f32 for one or two spatial dims (depth 1): each row's and
+** column's window found once, not per output element; the same sums in
+** the same order, the same divisors. */
+static void avg_pool2d_f32(const AvgPoolJob *j, int64_t p0, int64_t p1, int64_t *wtab)
+{
+    const PoolGeom *g = j->g;
+    const int64_t H = g->in[1], W = g->in[2], OH = g->out[1], OW = g->out[2];
+    int64_t *wlo = wtab, *whi = wtab + OW, *wpool = wtab + 2 * OW, *wcount = wtab + 3 * OW;
+    for (int64_t ow = 0; ow < OW; ow++)
+        avg_window(g, 2, ow, &wlo[ow], &whi[ow], &wpool[ow], &wcount[ow]);
+    for (int64_t pl = p0; pl < p1; pl++) {
+        const float *xp = j->x + pl * H * W;
+        float *dst = j->out + pl * OH * OW;
+        for (int64_t oh = 0; oh < OH; oh++, dst += OW) {
+            int64_t hlo, hhi, hpool, hcount;
+            avg_window(g, 1, oh, &hlo, &hhi, &hpool, &hcount);
+            for (int64_t ow = 0; ow < OW; ow++) {
+                int64_t count = hcount * wcount[ow];
+                if (count == 0) {
+                    dst[ow] = 0;
+                    continue;
+                }
+                double sum = 0;
+                for (int64_t ih = hlo; ih < hhi; ih++)
+                    for (int64_t iw = wlo[ow]; iw < whi[ow]; iw++)
+                        sum += (double)xp[ih * W + iw];
+                int64_t div = j->divisor > 0 ? j->divisor : j->include_pad ? hpool * wpool[ow] : count;
+                dst[ow] = (float)(sum / (double)div);
+            }
+        }
+    }
+}
+
 static void avg_pool_f32_chunk(void *ctx, int64_t begin, int64_t end)
 {
     const AvgPoolJob *j = ctx;
+    const PoolGeom *g = j->g;
+    if (g->in[0] == 1 && g->out[0] == 1 && g->k[0] == 1 && g->pad[0] == 0) {
+        int64_t *wtab = malloc((size_t)(4 * g->out[2]) * sizeof *wtab);
+        if (wtab) { /* else the general loop, which needs no table */
+            avg_pool2d_f32(j, begin, end, wtab);
+            free(wtab);
+            return;
+        }
+    }
     avg_pool_f32(j->g, j->x, j->out, j->include_pad, j->divisor, begin, end);
 }
 
