@@ -238,6 +238,7 @@ VM_INLINE vf vlog1p(const vf *xp)
 ** rounded one but for inputs within 2^-20 ulp of a tie. */
 typedef double vd __attribute__((vector_size(32)));
 typedef int64_t vl __attribute__((vector_size(32)));
+typedef uint64_t vul __attribute__((vector_size(32)));
 typedef float vf4 __attribute__((vector_size(16)));
 
 /* Below this |x| the reduction is computed to far better than float32
@@ -252,7 +253,7 @@ VM_INLINE vd vsin_d(const vd *xp, double half)
     const double shifter = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
     vd x = *xp;
     vd t = (x * 0.318309886183790671538 + half) + shifter;
-    vl odd = ((vl)t & 1) << 63; /* j's low bit (t's lowest mantissa bit), as a sign */
+    vl odd = (vl)(((vul)t & 1) << 63); /* j's low bit (t's lowest mantissa bit), as a sign */
     vd h = (t - shifter) - half;
     vd r = x - h * 3.14159265346825122833; /* pi to 33 bits ... */
     r = r - h * 1.21542010130123844986e-10;  /* ... and the rest */
