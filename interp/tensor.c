@@ -861,9 +861,16 @@ mismatch:;
                    shape_str(ndim, shape, b2, sizeof b2));
 }
 
-void iter_run(const TensorIter *it, IterLoop loop, void *ctx)
+int64_t iter_rows(const TensorIter *it)
 {
     if (it->numel == 0)
+        return 0;
+    return it->ndim == 0 ? 1 : it->numel / it->shape[it->ndim - 1];
+}
+
+void iter_run_rows(const TensorIter *it, int64_t begin, int64_t end, IterLoop loop, void *ctx)
+{
+    if (it->numel == 0 || begin >= end)
         return;
     char *data[ITER_MAX_OPERANDS];
     int64_t inner_stride[ITER_MAX_OPERANDS];
@@ -880,8 +887,13 @@ void iter_run(const TensorIter *it, IterLoop loop, void *ctx)
     for (int k = 0; k < nops; k++)
         inner_stride[k] = it->strides[k][last];
     const int64_t inner = it->shape[last];
-    int64_t idx[EP_MAX_DIMS] = {0};
-    for (;;) {
+    /* the outer coordinates of row begin, the last outer dim fastest */
+    int64_t idx[EP_MAX_DIMS] = {0}, rest = begin;
+    for (int d = last - 1; d >= 0; d--) {
+        idx[d] = rest % it->shape[d];
+        rest /= it->shape[d];
+    }
+    for (int64_t row = begin; row < end; row++) {
         for (int k = 0; k < nops; k++) {
             char *p = it->base[k];
             for (int d = 0; d < last; d++)
@@ -889,14 +901,14 @@ void iter_run(const TensorIter *it, IterLoop loop, void *ctx)
             data[k] = p;
         }
         loop(data, inner_stride, inner, ctx);
-        int d = last - 1;
-        while (d >= 0 && ++idx[d] == it->shape[d]) {
+        for (int d = last - 1; d >= 0 && ++idx[d] == it->shape[d]; d--)
             idx[d] = 0;
-            d--;
-        }
-        if (d < 0)
-            break;
     }
+}
+
+void iter_run(const TensorIter *it, IterLoop loop, void *ctx)
+{
+    iter_run_rows(it, 0, iter_rows(it), loop, ctx);
 }
 
 /* ---- copies -------------------------------------------------------------- */

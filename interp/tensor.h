@@ -212,5 +212,10 @@ typedef void (*IterLoop)(char **data, const int64_t *stride, int64_t n, void *ct
 EpStatus iter_init(TensorIter *it, int ndim, const int64_t *shape, int nops,
                    Tensor *const *ops, EpError *err);
 void iter_run(const TensorIter *it, IterLoop loop, void *ctx);
+/* The iterator's rows: runs along its last dim (1 for a 0-d iterator, 0
+** when it is empty).  iter_run_rows runs loop on the rows [begin, end) in
+** iter_run's order, so a parallel kernel can give each chunk its own. */
+int64_t iter_rows(const TensorIter *it);
+void iter_run_rows(const TensorIter *it, int64_t begin, int64_t end, IterLoop loop, void *ctx);
 
 #endif

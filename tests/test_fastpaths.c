@@ -15,6 +15,7 @@
 ** The goldens of test_kernels.c check both paths against PyTorch.
 */
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "interp/ops.h"
@@ -550,24 +551,87 @@ START_TEST(test_gather_typed_runs)
 }
 END_TEST
 
-/* scatter_add of float32 along dim 1: the float sums of each slot's
-** sources in the order of the index, nan and infinities included */
+static const int INDEX_THREADS[] = {1, 2, 3};
+
+/* scatter_add of float32 along each dim of 2-d and 3-d tensors, small and
+** large enough to run in chunks over the pool: the float sums of each
+** slot's sources in the order of the index, nan and infinities included,
+** the same bits at 1, 2 and 3 threads. */
 START_TEST(test_scatter_add_float_run)
 {
-    int64_t ss[2] = {30, 64}, is[2] = {30, 100};
-    Tensor *self = make_tensor(DT_F32, 2, ss), *idx = make_index(2, is, 64), *src = make_tensor(DT_F32, 2, is);
+    static const struct {
+        int ndim, dim;
+        int64_t self[3], index[3];
+    } CASES[] = {
+        {2, 1, {30, 64}, {30, 100}},      {2, 1, {600, 500}, {600, 700}},     {2, 0, {300, 700}, {600, 700}},
+        {3, 1, {40, 50, 60}, {40, 70, 60}}, {3, 2, {40, 50, 60}, {40, 50, 90}}, {3, 0, {20, 50, 60}, {30, 50, 60}},
+    };
+    for (size_t k = 0; k < sizeof CASES / sizeof CASES[0]; k++) {
+        const int nd = CASES[k].ndim, dim = CASES[k].dim;
+        const int64_t *ss = CASES[k].self, *is = CASES[k].index;
+        Tensor *self = make_tensor(DT_F32, nd, ss), *idx = make_index(nd, is, ss[dim]);
+        Tensor *src = make_tensor(DT_F32, nd, is);
+        Value v[4] = {value_tensor(self), value_int(dim), value_tensor(idx), value_tensor(src)};
+        char what[64];
+        snprintf(what, sizeof what, "scatter_add case %zu", k);
+        Tensor *r = oprun_threads(what, "aten.scatter_add.default", 4, v, 0, INDEX_THREADS, 3);
+        size_t nself = (size_t)tensor_numel(self);
+        float *want = malloc(nself * sizeof *want);
+        ck_assert(want != NULL);
+        memcpy(want, tensor_data(self), nself * sizeof *want);
+        const int64_t *ix = tensor_data(idx);
+        const float *sv = tensor_data(src);
+        for (int64_t e = 0; e < tensor_numel(idx); e++) { /* in the index's order */
+            int64_t rest = e, off = 0, step = 1;
+            for (int d = nd - 1; d >= 0; d--) {
+                int64_t at = rest % is[d];
+                rest /= is[d];
+                off += (d == dim ? ix[e] : at) * step;
+                step *= ss[d];
+            }
+            want[off] += sv[e];
+        }
+        /* the bits, but any nan for a nan: which of two nans a sum keeps
+        ** depends on the operand order the compiler picks for want's sum */
+        const float *got = tensor_data(r);
+        for (size_t e = 0; e < nself; e++)
+            ck_assert_msg(memcmp(&got[e], &want[e], 4) == 0 || (isnan(got[e]) && isnan(want[e])),
+                          "%s at %zu: %a, want %a", what, e, (double)got[e], (double)want[e]);
+        free(want);
+        tensor_unref(r);
+        tensor_unref(self);
+        tensor_unref(idx);
+        tensor_unref(src);
+    }
+}
+END_TEST
+
+/* gather and scatter_add large enough to run in chunks, with two indices
+** out of range in different chunks: at every thread count the message
+** names the first in the index's order, as the serial loop stops there. */
+START_TEST(test_index_chunks_report_the_first_bad_index)
+{
+    int64_t ss[2] = {700, 300}, is[2] = {700, 400};
+    Tensor *self = make_tensor(DT_F32, 2, ss), *idx = make_index(2, is, 300), *src = make_tensor(DT_F32, 2, is);
     Value v[4] = {value_tensor(self), value_int(1), value_tensor(idx), value_tensor(src)};
-    Tensor *r = run_op("aten.scatter_add.default", 4, v, NULL, 0);
-    ck_assert(r != NULL);
-    float want[30 * 64];
-    memcpy(want, tensor_data(self), sizeof want);
+    Tensor *g = oprun_threads("gather", "aten.gather.default", 3, v, 0, INDEX_THREADS, 3);
+    const float *gd = tensor_data(g), *sd = tensor_data(self);
     const int64_t *ix = tensor_data(idx);
-    const float *sv = tensor_data(src);
-    for (int64_t i = 0; i < 30; i++)
-        for (int64_t j = 0; j < 100; j++)
-            want[i * 64 + ix[i * 100 + j]] += sv[i * 100 + j];
-    ck_assert(memcmp(tensor_data(r), want, sizeof want) == 0);
-    tensor_unref(r);
+    for (int64_t e = 0; e < 700 * 400; e++)
+        ck_assert(memcmp(&gd[e], &sd[e / 400 * 300 + ix[e]], 4) == 0);
+    tensor_unref(g);
+    ((int64_t *)tensor_data(idx))[650 * 400 + 5] = 307;
+    ((int64_t *)tensor_data(idx))[90 * 400 + 3] = -1000;
+    static const char *const OPS[] = {"aten.gather.default", "aten.scatter_add.default"};
+    for (int o = 0; o < 2; o++)
+        for (int t = 0; t < 3; t++) {
+            ep_set_threads(INDEX_THREADS[t]);
+            char msg[256] = "";
+            ck_assert(run_op(OPS[o], o == 0 ? 3 : 4, v, msg, sizeof msg) == NULL);
+            ck_assert_msg(strstr(msg, "index -1000 is out of bounds for dimension 1 with size 300") != NULL,
+                          "%s at %d threads: %s", OPS[o], INDEX_THREADS[t], msg);
+        }
+    ep_set_threads(0);
     tensor_unref(self);
     tensor_unref(idx);
     tensor_unref(src);
@@ -958,6 +1022,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_embedding_rows);
     tcase_add_test(tcc, test_gather_typed_runs);
     tcase_add_test(tcc, test_scatter_add_float_run);
+    tcase_add_test(tcc, test_index_chunks_report_the_first_bad_index);
     tcase_add_test(tcc, test_index_add_float_runs);
     tcase_add_test(tcc, test_arange_typed_fills);
     tcase_add_test(tcc, test_bilinear_equals_general_lerp);

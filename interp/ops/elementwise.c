@@ -403,30 +403,11 @@ typedef struct EwRows {
 static void ew_rows_chunk(void *ctx, int64_t begin, int64_t end)
 {
     EwRows *w = ctx;
-    const TensorIter *it = w->it;
     EwRun r = *w->run;
     EwArgs args = *r.args; /* this chunk's own: zero_div is set per chunk */
     args.zero_div = false;
     r.args = &args;
-    const int last = it->ndim - 1, nops = it->nops;
-    int64_t idx[EP_MAX_DIMS], rest = begin, inner_stride[ITER_MAX_OPERANDS];
-    for (int d = last - 1; d >= 0; d--) {
-        idx[d] = rest % it->shape[d];
-        rest /= it->shape[d];
-    }
-    for (int k = 0; k < nops; k++)
-        inner_stride[k] = it->strides[k][last];
-    for (int64_t row = begin; row < end; row++) {
-        char *data[ITER_MAX_OPERANDS];
-        for (int k = 0; k < nops; k++) {
-            data[k] = it->base[k];
-            for (int d = 0; d < last; d++)
-                data[k] += idx[d] * it->strides[k][d];
-        }
-        ew_inner(data, inner_stride, it->shape[last], &r);
-        for (int d = last - 1; d >= 0 && ++idx[d] == it->shape[d]; d--)
-            idx[d] = 0;
-    }
+    iter_run_rows(w->it, begin, end, ew_inner, &r);
     if (args.zero_div)
         atomic_store(&w->zero_div, true);
 }
@@ -442,7 +423,7 @@ static void ew_strided(const TensorIter *it, EwRun *r)
     int64_t inner = it->shape[it->ndim - 1];
     EwRows w = {.it = it, .run = r};
     atomic_init(&w.zero_div, false);
-    ep_parallel_for(it->numel / inner, EW_GRAIN / inner > 0 ? EW_GRAIN / inner : 1, ew_rows_chunk, &w);
+    ep_parallel_for(iter_rows(it), EW_GRAIN / inner > 0 ? EW_GRAIN / inner : 1, ew_rows_chunk, &w);
     if (atomic_load(&w.zero_div))
         r->args->zero_div = true;
 }

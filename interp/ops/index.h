@@ -114,6 +114,14 @@ typedef struct IndexAlong {
 void index_gather_loop(char **data, const int64_t *stride, int64_t n, void *ctx);
 void index_put_loop(char **data, const int64_t *stride, int64_t n, void *ctx);
 
+/* iter_run(it, loop, s), in chunks over the pool when it is large: each
+** chunk with its own copy of s, chunks cut only where they write disjoint
+** elements of written (operand 0, which must not overlap itself, else the
+** loop runs here), so the result is the serial loop's for any thread
+** count.  An index out of range is reported in s as the serial loop would:
+** the first one met. */
+void index_run(const TensorIter *it, IterLoop loop, IndexAlong *s, const Tensor *written);
+
 /* ---- Scalars ------------------------------------------------------------ */
 
 /* Store the Python number v (V_INT, V_FLOAT or V_BOOL) as one element of

@@ -86,7 +86,7 @@ static EpStatus gather_impl(OpCall *c, Tensor *self, int64_t dim_arg, Tensor *in
         if (rc == EP_OK) {
             IndexAlong s = {.es = dtype_size(self->dtype), .size = nonempty_size(self, dim)};
             s.stride_bytes = (self->ndim > 0 ? self->strides[dim] : 0) * s.es;
-            iter_run(&it, index_gather_loop, &s);
+            index_run(&it, index_gather_loop, &s, outn);
             if (s.bad)
                 rc = report_bad(c, &s, dim);
         }
@@ -274,7 +274,7 @@ static EpStatus scatter_into(OpCall *c, Tensor *out, int dim, const ScatterArgs 
             index_reduce_identity(out->dtype, a->op, init);
             IndexAlong z = s;
             z.value = init;
-            iter_run(&it, index_put_loop, &z);
+            index_run(&it, index_put_loop, &z, dst);
             s.bad = z.bad;
             s.bad_value = z.bad_value;
         }
@@ -283,7 +283,7 @@ static EpStatus scatter_into(OpCall *c, Tensor *out, int dim, const ScatterArgs 
             s.op = a->op;
             s.counts = counts;
             s.count_base = tensor_data(dst);
-            iter_run(&it, index_put_loop, &s);
+            index_run(&it, index_put_loop, &s, dst);
         }
         if (s.bad)
             rc = report_bad(c, &s, dim);

@@ -67,7 +67,7 @@ static EpStatus put_along(OpCall *c, Tensor *dst, int dim, Tensor *idx, Tensor *
         Tensor *ops[3] = {dv, iv, sv};
         rc = iter_init(&it, nd, shape, src ? 3 : 2, ops, c->err);
         if (rc == EP_OK)
-            iter_run(&it, index_put_loop, ctx);
+            index_run(&it, index_put_loop, ctx, dst);
     }
     tensor_unref(sv);
     tensor_unref(iv);
@@ -176,7 +176,7 @@ static EpStatus index_select_impl(OpCall *c, Tensor *self, int64_t dim_arg, Tens
             IndexAlong s = {.es = dtype_size(self->dtype), .size = size,
                             .stride_bytes = s1->strides[dim] * dtype_size(self->dtype)};
             if (rc == EP_OK)
-                iter_run(&it, index_gather_loop, &s);
+                index_run(&it, index_gather_loop, &s, o1);
             if (rc == EP_OK && s.bad)
                 rc = op_fail(c, "IndexError: index out of range in self");
         }

@@ -5,6 +5,9 @@
 */
 #include "index.h"
 
+#include "elementwise.h"
+#include "interp/parallel.h"
+
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -387,6 +390,76 @@ void index_put_loop(char **data, const int64_t *stride, int64_t n, void *vctx)
         if (c->counts)
             c->counts[(dst - c->count_base) / c->es]++;
     }
+}
+
+/* ---- the loops over the pool ---------------------------------------------------- */
+
+/* Elements per chunk, and at most this many chunks (each has its own copy
+** of the context, so its out-of-range record is its own). */
+#define INDEX_GRAIN 32768
+#define INDEX_MAX_CHUNKS 256
+
+typedef struct IndexJob {
+    const TensorIter *it;
+    IterLoop loop;
+    IndexAlong *chunk; /* chunk k's context: a copy of the caller's */
+    int64_t grain;     /* rows per chunk */
+} IndexJob;
+
+static void index_chunk(void *vj, int64_t begin, int64_t end)
+{
+    IndexJob *j = vj;
+    iter_run_rows(j->it, begin, end, j->loop, &j->chunk[begin / j->grain]);
+}
+
+/* How many consecutive rows must share a chunk: operand 0 is the written
+** one, and along a dim where it stays put (the dim a put indexes, or a
+** broadcast) rows that differ only in that dim and the ones inside it may
+** write the same elements.  Rows that differ in a dim outside it write
+** disjoint elements of a tensor without overlap. */
+static int64_t rows_together(const TensorIter *it)
+{
+    const int last = it->ndim - 1;
+    for (int d = 0; d < last; d++)
+        if (it->strides[0][d] == 0) {
+            int64_t r = 1;
+            for (int e = d; e < last; e++)
+                r *= it->shape[e];
+            return r;
+        }
+    return 1;
+}
+
+void index_run(const TensorIter *it, IterLoop loop, IndexAlong *s, const Tensor *written)
+{
+    const int64_t rows = iter_rows(it);
+    const int64_t together = rows_together(it);
+    int64_t grain = rows > 0 ? INDEX_GRAIN / (it->numel / rows) : 1;
+    if (grain < (rows + INDEX_MAX_CHUNKS - 1) / INDEX_MAX_CHUNKS)
+        grain = (rows + INDEX_MAX_CHUNKS - 1) / INDEX_MAX_CHUNKS;
+    grain = grain < together ? together : (grain + together - 1) / together * together;
+    const int64_t nchunks = ep_chunks(rows, grain);
+    IndexAlong *chunk = NULL;
+    if (nchunks > 1 && !ew_reference_path() && ep_threads() > 1 && !ep_in_parallel() &&
+        index_non_overlapping_and_dense(written))
+        chunk = malloc((size_t)nchunks * sizeof *chunk);
+    if (!chunk) { /* small, serial by request, or no memory for the contexts: here, in order */
+        iter_run(it, loop, s);
+        return;
+    }
+    for (int64_t k = 0; k < nchunks; k++)
+        chunk[k] = *s;
+    IndexJob j = {.it = it, .loop = loop, .chunk = chunk, .grain = grain};
+    ep_parallel_for(rows, grain, index_chunk, &j);
+    /* the first chunk with an index out of range holds the one the serial
+    ** loop would have stopped at */
+    for (int64_t k = 0; k < nchunks; k++)
+        if (chunk[k].bad) {
+            s->bad = true;
+            s->bad_value = chunk[k].bad_value;
+            break;
+        }
+    free(chunk);
 }
 
 /* ---- Scalars -------------------------------------------------------------- */
