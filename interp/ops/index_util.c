@@ -320,17 +320,21 @@ static void add_scaled_f32_run(const IndexAlong *c, char *dst, int64_t ds, const
 ** combine function's arithmetic without a call per element */
 static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64_t n)
 {
+    /* the operands in locals: the stores below may alias data[] and the
+    ** context, so the compiler would reload them at every element */
     const int64_t sb = c->stride_bytes, size = c->size;
     const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
+    char *dst0 = data[0];
+    const char *ix = data[1], *src = data[2];
     for (int64_t i = 0; i < n; i++) {
         int64_t idx;
-        memcpy(&idx, data[1] + i * s1, 8);
+        memcpy(&idx, ix + i * s1, 8);
         if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
             return false;
-        char *dst = data[0] + i * s0 + idx * sb;
+        char *dst = dst0 + i * s0 + idx * sb;
         float a, b;
         memcpy(&a, dst, 4);
-        memcpy(&b, data[2] + i * s2, 4);
+        memcpy(&b, src + i * s2, 4);
         a = a + b;
         memcpy(dst, &a, 4);
     }

@@ -394,24 +394,38 @@ VM_INLINE vf vsoftplus_last(const vf *xp, const vf *lp, const float *c)
 
 /* ---- array loops ------------------------------------------------------------ */
 
-/* y[i] = f(x[i]): whole vectors, then the last n % 8 through a zero-padded
-** vector, so every element takes the same operations. */
-VM_INLINE void vmap(float *y, const float *x, int64_t n, vf (*f)(const vf *))
+/* y[i] = f(x[i]), fa(x[i], c) or, with t, f2(x[i], t[i], c): exactly one
+** of the functions is given.  Whole vectors, then the last n % 8 through
+** zero-padded vectors, so every element takes the same operations.  The
+** loop is inlined with the functions known (as direct arguments, which
+** GCC's early inliner follows), so the choice among them folds away. */
+VM_INLINE void vmap_any(float *y, const float *x, const float *t, int64_t n, vf (*f)(const vf *),
+                        vf (*fa)(const vf *, const float *), vf (*f2)(const vf *, const vf *, const float *),
+                        const float *c)
 {
     int64_t i = 0;
     for (; i + VM_LANES <= n; i += VM_LANES) {
-        vf v;
+        vf v, w = {0};
         memcpy(&v, x + i, sizeof v);
-        v = f(&v);
+        if (t)
+            memcpy(&w, t + i, sizeof w);
+        v = f2 ? f2(&v, &w, c) : fa ? fa(&v, c) : f(&v);
         memcpy(y + i, &v, sizeof v);
     }
     if (i < n) {
-        vf v = {0};
+        vf v = {0}, w = {0};
         size_t rest = (size_t)(n - i) * sizeof(float);
         memcpy(&v, x + i, rest);
-        v = f(&v);
+        if (t)
+            memcpy(&w, t + i, rest);
+        v = f2 ? f2(&v, &w, c) : fa ? fa(&v, c) : f(&v);
         memcpy(y + i, &v, rest);
     }
+}
+
+VM_INLINE void vmap(float *y, const float *x, int64_t n, vf (*f)(const vf *))
+{
+    vmap_any(y, x, NULL, n, f, NULL, NULL, NULL);
 }
 
 /* vmap with a cheaper f where a block allows it: each block of VM_BLOCK
@@ -437,47 +451,6 @@ VM_INLINE void vmap_split(float *y, const float *x, int64_t n, float lim, vf (*f
             vmap(y + i, x + i, VM_BLOCK, fast);
     }
     vmap(y + i, x + i, n - i, full);
-}
-
-/* vmap for an f with constant arguments c */
-VM_INLINE void vmap_args(float *y, const float *x, int64_t n, vf (*f)(const vf *, const float *), const float *c)
-{
-    int64_t i = 0;
-    for (; i + VM_LANES <= n; i += VM_LANES) {
-        vf v;
-        memcpy(&v, x + i, sizeof v);
-        v = f(&v, c);
-        memcpy(y + i, &v, sizeof v);
-    }
-    if (i < n) {
-        vf v = {0};
-        size_t rest = (size_t)(n - i) * sizeof(float);
-        memcpy(&v, x + i, rest);
-        v = f(&v, c);
-        memcpy(y + i, &v, rest);
-    }
-}
-
-/* y[i] = f(x[i], t[i]) with constant arguments c, as vmap */
-VM_INLINE void vmap2_args(float *y, const float *x, const float *t, int64_t n,
-                          vf (*f)(const vf *, const vf *, const float *), const float *c)
-{
-    int64_t i = 0;
-    for (; i + VM_LANES <= n; i += VM_LANES) {
-        vf v, w;
-        memcpy(&v, x + i, sizeof v);
-        memcpy(&w, t + i, sizeof w);
-        v = f(&v, &w, c);
-        memcpy(y + i, &v, sizeof v);
-    }
-    if (i < n) {
-        vf v = {0}, w = {0};
-        size_t rest = (size_t)(n - i) * sizeof(float);
-        memcpy(&v, x + i, rest);
-        memcpy(&w, t + i, rest);
-        v = f(&v, &w, c);
-        memcpy(y + i, &v, rest);
-    }
 }
 
 /* Compositions (mish, softplus) run one function at a time over a block of
@@ -524,12 +497,12 @@ VM_CLONES void vm_mish_f32(float *y, const float *x, int64_t n)
         int64_t k = n - i < VM_CHAIN ? n - i : VM_CHAIN;
         vmap(t, x + i, k, vm_exp);
         vmap(t, t, k, vlog1p);
-        vmap2_args(y + i, x + i, t, k, vmish_last, NULL);
+        vmap_any(y + i, x + i, t, k, NULL, NULL, vmish_last, NULL);
     }
 }
 VM_CLONES void vm_elu_f32(float *y, const float *x, int64_t n, const float coef[3])
 {
-    vmap_args(y, x, n, velu, coef);
+    vmap_any(y, x, NULL, n, NULL, velu, NULL, coef);
 }
 VM_CLONES void vm_softplus_f32(float *y, const float *x, int64_t n, float beta, float threshold)
 {
@@ -537,8 +510,8 @@ VM_CLONES void vm_softplus_f32(float *y, const float *x, int64_t n, float beta, 
     float t[VM_CHAIN];
     for (int64_t i = 0; i < n; i += VM_CHAIN) {
         int64_t k = n - i < VM_CHAIN ? n - i : VM_CHAIN;
-        vmap_args(t, x + i, k, vexp_scaled, c);
+        vmap_any(t, x + i, NULL, k, NULL, vexp_scaled, NULL, c);
         vmap(t, t, k, vlog1p);
-        vmap2_args(y + i, x + i, t, k, vsoftplus_last, c);
+        vmap_any(y + i, x + i, t, k, NULL, NULL, vsoftplus_last, c);
     }
 }
