@@ -2,6 +2,7 @@
 ** dtype.c -- dtype table, promotion lattice and element conversions.
 */
 #include "dtype.h"
+#include "dtype_vec.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -347,9 +348,10 @@ static inline uint16_t f32_to_bf16_lane(float f)
 DTYPE_CLONES static void f16_to_f32_loop(float *dst, const uint16_t *src, int64_t n)
 {
     int64_t i = 0;
-    for (; i + DTYPE_BLOCK <= n; i += DTYPE_BLOCK)
-        for (int j = 0; j < DTYPE_BLOCK; j++)
-            dst[i + j] = f16_to_f32_lane(src[i + j]);
+    for (; i + 8 <= n; i += 8) {
+        DtV8f v = f16x8_to_f32(src + i);
+        memcpy(dst + i, &v, sizeof v);
+    }
     for (; i < n; i++)
         dst[i] = f16_to_f32_lane(src[i]);
 }
@@ -367,9 +369,10 @@ DTYPE_CLONES static void f32_to_f16_loop(uint16_t *dst, const float *src, int64_
 DTYPE_CLONES static void bf16_to_f32_loop(float *dst, const uint16_t *src, int64_t n)
 {
     int64_t i = 0;
-    for (; i + DTYPE_BLOCK <= n; i += DTYPE_BLOCK)
-        for (int j = 0; j < DTYPE_BLOCK; j++)
-            dst[i + j] = bf16_to_f32_lane(src[i + j]);
+    for (; i + 8 <= n; i += 8) {
+        DtV8f v = bf16x8_to_f32(src + i);
+        memcpy(dst + i, &v, sizeof v);
+    }
     for (; i < n; i++)
         dst[i] = bf16_to_f32_lane(src[i]);
 }

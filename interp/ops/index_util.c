@@ -342,9 +342,10 @@ static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64
 }
 
 /* The common cases of index_put_loop without its per-element choices:
-** float32 index_add and scatter_add, each element its own, and a run whose
-** index does not change (index_add along an outer dim: one slice added to
-** another).  Returns false when the run is not one of them. */
+** float32 scatter_add, each element its own, and index_add's run whose
+** index does not change (along an outer dim: one slice added to another).
+** Element by element, index_add takes the general loop (add_scaled has
+** its own float32 case).  Returns false when the run is not one of these. */
 static bool put_fast(IndexAlong *c, char **data, const int64_t *stride, int64_t n)
 {
     if (c->counts || c->value || c->dtype != DT_F32) /* no value: src is operand 2 */
@@ -354,16 +355,6 @@ static bool put_fast(IndexAlong *c, char **data, const int64_t *stride, int64_t 
         memcpy(&idx, data[1], 8);
         if (resolve(c, &idx))
             add_scaled_f32_run(c, data[0] + idx * c->stride_bytes, stride[0], data[2], stride[2], n);
-        return true;
-    }
-    if (c->add_scaled) {
-        for (int64_t i = 0; i < n; i++) {
-            int64_t idx;
-            memcpy(&idx, data[1] + i * stride[1], 8);
-            if (!resolve(c, &idx))
-                return true;
-            add_scaled(c, data[0] + i * stride[0] + idx * c->stride_bytes, data[2] + i * stride[2]);
-        }
         return true;
     }
     if (c->combine && c->op == IRED_SUM) {

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "interp/dtype_vec.h"
 #include "interp/parallel.h"
 
 #define RF_BLOCK 1024           /* values per block of a cascade */
@@ -134,31 +135,6 @@ RF_INLINE double block_sum_double(const double *x, int64_t n)
 
 /* ---- float16 / bfloat16 / integers widened ------------------------------------- */
 
-typedef uint16_t RfV8h __attribute__((vector_size(16)));
-typedef uint32_t RfV8u __attribute__((vector_size(32)));
-
-/* Eight float16 values as float32, exactly as f16_to_f32: the exponent and
-** mantissa bits moved into a float's place and scaled by 2^112 (a power of
-** two, so exact, subnormals included), infinities and NaNs given the full
-** exponent, then the sign. */
-RF_INLINE RfV8f rf_f16x8(const uint16_t *p)
-{
-    RfV8h h;
-    memcpy(&h, p, sizeof h);
-    RfV8u u = __builtin_convertvector(h, RfV8u);
-    RfV8u sign = (u & 0x8000u) << 16, em = (u & 0x7fffu) << 13;
-    RfV8u scaled = (RfV8u)((RfV8f)em * rf_splat8f(0x1p112f));
-    RfV8u special = (RfV8u)(em >= (0x7c00u << 13));
-    return (RfV8f)(((scaled & ~special) | ((em | 0x7f800000u) & special)) | sign);
-}
-
-RF_INLINE RfV8f rf_bf16x8(const uint16_t *p)
-{
-    RfV8h h;
-    memcpy(&h, p, sizeof h);
-    return (RfV8f)(__builtin_convertvector(h, RfV8u) << 16);
-}
-
 /* n float16 (t DT_F16) or bfloat16 values as float32 in y (dtype.c's
 ** vector loops). */
 RF_INLINE void widen_half(const uint16_t *x, DType t, int64_t n, float *y)
@@ -217,7 +193,7 @@ RF_INLINE float rf_get(const void *x, DType t, int64_t i)
 
 /* Eight halves widened (bf: bfloat16, else float16; a constant where
 ** inlined). */
-RF_INLINE RfV8f rf_half8(const uint16_t *p, bool bf) { return bf ? rf_bf16x8(p) : rf_f16x8(p); }
+RF_INLINE RfV8f rf_half8(const uint16_t *p, bool bf) { return bf ? bf16x8_to_f32(p) : f16x8_to_f32(p); }
 
 /* block_sum_float over float16 / bfloat16 values widened as they are
 ** loaded: the same adds in the same order, so the bits of the float32
