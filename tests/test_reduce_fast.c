@@ -1,10 +1,10 @@
 /*
-** test_reduce_fast.c -- the vectorized fast paths of sum / mean, amax / amin,
-** var / std, softmax, layer norm and batch norm in evaluation
-** (interp/ops/reduce_fast.c) and of float32 max pooling
-** (interp/ops/nn_pool.c) against the plain reference loops, on many shapes,
-** and their bits for 1, 2 and 4 threads; the float exp they use against
-** libm's.
+** test_reduce_fast.c -- the fast paths of sum / mean, amax / amin, var /
+** std, softmax, layer norm and batch norm in evaluation
+** (interp/ops/reduce_fast.c), of cumsum / cumprod (reduce_scan.c) and of
+** float32 max pooling (interp/ops/nn_pool.c) against the plain reference
+** loops, on many shapes, and their bits for 1, 2 and 4 threads; the float
+** exp they use against libm's.
 */
 #include <math.h>
 #include <string.h>
@@ -313,6 +313,56 @@ START_TEST(test_extremes_same_bits_as_reference)
 }
 END_TEST
 
+/* filled's values with a NaN or an infinity every 211 elements */
+static Tensor *scan_input(DType dt, const Shape *sh, uint64_t seed)
+{
+    Tensor *x = filled(dt, sh->ndim, sh->sizes, seed);
+    for (int64_t i = 13; i < tensor_numel(x); i += 211) {
+        if (dt == DT_F32)
+            ((float *)tensor_data(x))[i] = i % 2 ? NAN : INFINITY;
+        else
+            ((double *)tensor_data(x))[i] = i % 2 ? NAN : -INFINITY;
+    }
+    return x;
+}
+
+/* cumsum and cumprod of float32 and float64 along every dim, and cumsum_
+** in place: the fast path's bits are the reference's (both keep the
+** running value in double and round each output), at 1, 2 and 3 threads,
+** NaN and infinities included. */
+START_TEST(test_scans_same_bits_as_reference)
+{
+    static const Shape SCAN_SHAPES[] = {
+        {1, {7}}, {2, {1031, 17}}, {2, {9, 300}}, {3, {5, 1100, 3}}, {3, {4, 257, 260}}, {2, {3, 1}}, {1, {1}},
+    };
+    static const DType DTS[] = {DT_F32, DT_F64};
+    static const char *const OPS[] = {"aten.cumsum.default", "aten.cumprod.default", "aten.cumsum_.default"};
+    for (size_t s = 0; s < sizeof SCAN_SHAPES / sizeof *SCAN_SHAPES; s++)
+        for (int t = 0; t < 2; t++)
+            for (int d = -SCAN_SHAPES[s].ndim; d < SCAN_SHAPES[s].ndim; d++)
+                for (int o = 0; o < 3; o++) {
+                    Tensor *x = scan_input(DTS[t], &SCAN_SHAPES[s], s + 5);
+                    Value vals[2] = {value_tensor(x), value_int(d)};
+                    /* the in-place form against the reference's cumsum */
+                    Tensor *ref = oprun(OPS[o == 2 ? 0 : o], 2, vals, false, 0);
+                    for (int threads = 1; threads <= 3; threads++) {
+                        ep_set_threads(threads);
+                        Tensor *in = o == 2 ? scan_input(DTS[t], &SCAN_SHAPES[s], s + 5) : tensor_ref(x);
+                        Value args[2] = {value_tensor(in), value_int(d)};
+                        Tensor *fast = oprun(OPS[o], 2, args, true, 0);
+                        ck_assert_msg(tensors_same_bits(fast, ref), "%s %s shape %zu dim %d threads %d: bits differ",
+                                      OPS[o], dtype_name(DTS[t]), s, d, threads);
+                        ck_assert(o != 2 || fast == in);
+                        tensor_unref(fast);
+                        tensor_unref(in);
+                    }
+                    ep_set_threads(0);
+                    tensor_unref(ref);
+                    tensor_unref(x);
+                }
+}
+END_TEST
+
 /* ulps between two floats of the same sign */
 static int64_t ulps(float a, float b)
 {
@@ -388,6 +438,7 @@ Suite *suite_reduce_fast(void)
     tcase_add_test(tc, test_max_pool_matches_reference);
     tcase_add_test(tc, test_batch_norm_eval_matches_reference);
     tcase_add_test(tc, test_extremes_same_bits_as_reference);
+    tcase_add_test(tc, test_scans_same_bits_as_reference);
     tcase_add_test(tc, test_topk_selection_is_the_sort_prefix);
     suite_add_tcase(s, tc);
     return s;

@@ -12,6 +12,9 @@
 
 #include <math.h>
 
+#include "interp/parallel.h"
+#include "reduce_fast.h"
+
 /* Running sums or products along rows, accumulated in double for float
 ** rows (acc_type<float> is double on the CPU) and wrapping int64 for
 ** integer rows.  y may be x (in place). */
@@ -63,6 +66,143 @@ static EpStatus scan_finish(OpCall *c, Tensor *r, int d, Tensor *rows, Tensor *r
     return EP_OK;
 }
 
+/* ---- the fast path: contiguous floating rows, scanned where they lie ---- */
+
+/* The scan of a contiguous float32 or float64 tensor seen as [outer, len,
+** inner], the scanned dim in the middle, written into y of the same
+** layout (y may be x): the arithmetic of cum_float/cum_double, element
+** by element, without gathering the rows into a buffer and back.  The
+** running value's chain of dependent adds is what takes the time, so
+** independent chains run side by side: four rows at once when inner is 1,
+** a block of inner positions at once otherwise.  Each row's values do not
+** depend on how the rows are grouped, so neither do the bits. */
+#define CUM_INNER_BLOCK 256 /* running values of one item when inner > 1 */
+
+typedef struct CumJob {
+    const char *x;
+    char *y;
+    int64_t len, inner, blocks; /* blocks: inner blocks per outer index */
+    bool prod, f64;
+} CumJob;
+
+static inline __attribute__((always_inline)) double cum_ld(const char *p, int64_t i, bool f64)
+{
+    return f64 ? ((const double *)(const void *)p)[i] : (double)((const float *)(const void *)p)[i];
+}
+
+static inline __attribute__((always_inline)) void cum_st(char *p, int64_t i, double v, bool f64)
+{
+    if (f64)
+        ((double *)(void *)p)[i] = v;
+    else
+        ((float *)(void *)p)[i] = (float)v;
+}
+
+static inline __attribute__((always_inline)) double cum_step(double acc, double v, bool prod)
+{
+    return prod ? acc * v : acc + v;
+}
+
+/* rows [r0, r1) of a tensor whose scanned dim is the last */
+static inline __attribute__((always_inline)) void cum_rows(const CumJob *j, int64_t r0, int64_t r1, bool prod,
+                                                           bool f64)
+{
+    const int64_t len = j->len, es = f64 ? 8 : 4;
+    int64_t r = r0;
+    for (; r + 4 <= r1; r += 4) {
+        const char *x0 = j->x + r * len * es, *x1 = x0 + len * es, *x2 = x1 + len * es, *x3 = x2 + len * es;
+        char *y0 = j->y + r * len * es, *y1 = y0 + len * es, *y2 = y1 + len * es, *y3 = y2 + len * es;
+        double a0 = prod, a1 = prod, a2 = prod, a3 = prod;
+        for (int64_t i = 0; i < len; i++) {
+            a0 = cum_step(a0, cum_ld(x0, i, f64), prod);
+            a1 = cum_step(a1, cum_ld(x1, i, f64), prod);
+            a2 = cum_step(a2, cum_ld(x2, i, f64), prod);
+            a3 = cum_step(a3, cum_ld(x3, i, f64), prod);
+            cum_st(y0, i, a0, f64);
+            cum_st(y1, i, a1, f64);
+            cum_st(y2, i, a2, f64);
+            cum_st(y3, i, a3, f64);
+        }
+    }
+    for (; r < r1; r++) {
+        const char *x0 = j->x + r * len * es;
+        char *y0 = j->y + r * len * es;
+        double a = prod;
+        for (int64_t i = 0; i < len; i++) {
+            a = cum_step(a, cum_ld(x0, i, f64), prod);
+            cum_st(y0, i, a, f64);
+        }
+    }
+}
+
+/* items [b, e): item k is inner block k % blocks of outer index k / blocks */
+static inline __attribute__((always_inline)) void cum_blocks(const CumJob *j, int64_t b, int64_t e, bool prod,
+                                                             bool f64)
+{
+    const int64_t len = j->len, inner = j->inner, es = f64 ? 8 : 4;
+    double acc[CUM_INNER_BLOCK];
+    for (int64_t k = b; k < e; k++) {
+        int64_t o = k / j->blocks, i0 = k % j->blocks * CUM_INNER_BLOCK;
+        int64_t w = inner - i0 < CUM_INNER_BLOCK ? inner - i0 : CUM_INNER_BLOCK;
+        for (int64_t q = 0; q < w; q++)
+            acc[q] = prod;
+        for (int64_t i = 0; i < len; i++) {
+            const char *xr = j->x + ((o * len + i) * inner + i0) * es;
+            char *yr = j->y + ((o * len + i) * inner + i0) * es;
+            for (int64_t q = 0; q < w; q++) {
+                acc[q] = cum_step(acc[q], cum_ld(xr, q, f64), prod);
+                cum_st(yr, q, acc[q], f64);
+            }
+        }
+    }
+}
+
+static void cum_chunk(void *ctx, int64_t b, int64_t e)
+{
+    const CumJob *j = ctx;
+    /* each combination its own loop, the flags constants in it */
+    if (j->inner == 1) {
+        if (j->f64)
+            j->prod ? cum_rows(j, b, e, true, true) : cum_rows(j, b, e, false, true);
+        else
+            j->prod ? cum_rows(j, b, e, true, false) : cum_rows(j, b, e, false, false);
+    } else {
+        if (j->f64)
+            j->prod ? cum_blocks(j, b, e, true, true) : cum_blocks(j, b, e, false, true);
+        else
+            j->prod ? cum_blocks(j, b, e, true, false) : cum_blocks(j, b, e, false, false);
+    }
+}
+
+/* Scan src (contiguous, float32 or float64) along d into dst (contiguous,
+** the same dtype and shape; may be src) over the pool. */
+static void cum_fast(const Tensor *src, int d, Tensor *dst, bool prod)
+{
+    CumJob j = {.x = tensor_data(src), .y = tensor_data(dst), .len = src->sizes[d], .inner = 1, .prod = prod,
+                .f64 = src->dtype == DT_F64};
+    int64_t outer = 1;
+    for (int i = 0; i < d; i++)
+        outer *= src->sizes[i];
+    for (int i = d + 1; i < src->ndim; i++)
+        j.inner *= src->sizes[i];
+    j.blocks = (j.inner + CUM_INNER_BLOCK - 1) / CUM_INNER_BLOCK;
+    int64_t items = j.inner == 1 ? outer : outer * j.blocks;
+    int64_t per = j.len * (j.inner == 1 ? 1 : (j.inner < CUM_INNER_BLOCK ? j.inner : CUM_INNER_BLOCK));
+    int64_t grain = 65536 / (per > 0 ? per : 1);
+    /* rows in fours, so a chunk boundary does not split a group */
+    grain = j.inner == 1 ? (grain + 3) / 4 * 4 : (grain > 0 ? grain : 1);
+    ep_parallel_for(items, grain, cum_chunk, &j);
+}
+
+/* Whether cumulate's fast path takes this call: a floating scan of a
+** contiguous tensor into its own dtype (the reference path takes the rest,
+** and everything when the fast paths are off, as the tests compare). */
+static bool cum_fast_fits(const OpCall *c, const Tensor *self, DType out)
+{
+    return reduce_fast_enabled(c) && (out == DT_F32 || out == DT_F64) && self->dtype == out && self->ndim > 0 &&
+           tensor_is_contiguous(self) && tensor_numel(self) > 0;
+}
+
 /* Shared body of cumsum/cumprod and their in-place forms. */
 static EpStatus cumulate(OpCall *c, bool prod, bool inplace)
 {
@@ -80,6 +220,14 @@ static EpStatus cumulate(OpCall *c, bool prod, bool inplace)
     /* before any view of self is taken: the views would keep the old bytes */
     if (inplace && tensor_make_writable(self, c->err) != EP_OK)
         return c->err->code;
+    if (cum_fast_fits(c, self, out)) {
+        Tensor *r = inplace ? tensor_ref(self) : tensor_empty(out, self->ndim, self->sizes, c->err);
+        if (!r)
+            return c->err->code;
+        cum_fast(self, d, r, prod);
+        out_tensor(c, 0, r);
+        return EP_OK;
+    }
     Tensor *src = out == self->dtype ? tensor_ref(self) : tensor_to_dtype(self, out, c->err);
     if (!src)
         return c->err->code;
