@@ -363,6 +363,66 @@ START_TEST(test_scans_same_bits_as_reference)
 }
 END_TEST
 
+/* sort, argsort, topk, kthvalue, median and mode of float32 rows on both
+** sides of the radix order's threshold (256), rows full of equal keys
+** (zeros of both signs, NaNs of both signs and payloads, infinities, a
+** few repeated numbers), ascending and descending: values and indices
+** the merge sort's, bit for bit, at 1 and 2 threads. */
+START_TEST(test_radix_order_is_the_merge_sorts)
+{
+    static const Shape SORT_SHAPES[] = {{2, {3, 256}}, {2, {4, 255}}, {2, {5, 1000}}, {3, {2, 300, 7}}, {1, {4099}}};
+    static const float SPECIAL[] = {0.0f, -0.0f, INFINITY, -INFINITY, 1.5f, -1.5f, 0x1p-140f, 2.0f};
+    for (size_t s = 0; s < sizeof SORT_SHAPES / sizeof *SORT_SHAPES; s++) {
+        const Shape *sh = &SORT_SHAPES[s];
+        Tensor *x = filled(DT_F32, sh->ndim, sh->sizes, s + 31);
+        float *p = tensor_data(x);
+        for (int64_t i = 0; i < tensor_numel(x); i++) {
+            uint32_t nan_bits = 0xffc00000u ^ (uint32_t)(i % 3) << 31 ^ (uint32_t)(i % 5); /* signs, payloads */
+            if (i % 7 == 3)
+                memcpy(&p[i], &nan_bits, 4);
+            else if (i % 3 == 1)
+                p[i] = SPECIAL[i % 8];
+        }
+        for (int d = 0; d < sh->ndim; d++)
+            for (int desc = 0; desc < 2; desc++)
+                for (int o = 0; o < 6; o++) {
+                    static const char *const OPS[] = {"aten.sort.default",      "aten.argsort.default",
+                                                      "aten.topk.default",      "aten.kthvalue.default",
+                                                      "aten.median.dim",        "aten.mode.default"};
+                    Value v[5];
+                    int n;
+                    int64_t len = sh->sizes[d];
+                    if (o <= 1) { /* self, dim, descending */
+                        v[0] = value_tensor(x), v[1] = value_int(d), v[2] = value_bool(desc), n = 3;
+                    } else if (o == 2) { /* self, k, dim, largest */
+                        v[0] = value_tensor(x), v[1] = value_int(len > 100 ? 100 : len), v[2] = value_int(d),
+                        v[3] = value_bool(desc), n = 4;
+                    } else if (o == 3) { /* self, k, dim */
+                        v[0] = value_tensor(x), v[1] = value_int(len / 3 + 1), v[2] = value_int(d), n = 3;
+                    } else { /* self, dim */
+                        v[0] = value_tensor(x), v[1] = value_int(d), n = 2;
+                    }
+                    if (o >= 3 && desc)
+                        continue;
+                    int nout = o == 1 ? 1 : 2;
+                    for (int k = 0; k < nout; k++) {
+                        Tensor *ref = oprun(OPS[o], n, v, false, k);
+                        for (int threads = 1; threads <= 2; threads++) {
+                            ep_set_threads(threads);
+                            Tensor *fast = oprun(OPS[o], n, v, true, k);
+                            ck_assert_msg(tensors_same_bits(fast, ref), "%s shape %zu dim %d desc %d output %d: bits differ",
+                                          OPS[o], s, d, desc, k);
+                            tensor_unref(fast);
+                        }
+                        ep_set_threads(0);
+                        tensor_unref(ref);
+                    }
+                }
+        tensor_unref(x);
+    }
+}
+END_TEST
+
 /* ulps between two floats of the same sign */
 static int64_t ulps(float a, float b)
 {
@@ -439,6 +499,7 @@ Suite *suite_reduce_fast(void)
     tcase_add_test(tc, test_batch_norm_eval_matches_reference);
     tcase_add_test(tc, test_extremes_same_bits_as_reference);
     tcase_add_test(tc, test_scans_same_bits_as_reference);
+    tcase_add_test(tc, test_radix_order_is_the_merge_sorts);
     tcase_add_test(tc, test_topk_selection_is_the_sort_prefix);
     suite_add_tcase(s, tc);
     return s;

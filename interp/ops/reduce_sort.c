@@ -12,6 +12,7 @@
 */
 #include "reduce.h"
 #include "../parallel.h"
+#include "reduce_fast.h"
 
 #include <math.h>
 #include <stdatomic.h>
@@ -29,6 +30,78 @@ typedef enum SelectKind {
 /* topk of at most this many per row selects instead of sorting the row:
 ** O(len) on most data, at worst len * TOPK_SMALL comparisons. */
 #define TOPK_SMALL 64
+
+/* ---- float32 rows in radix order ---------------------------------------------- */
+
+/* Rows at least this long are ordered by radix_order_float: below it the
+** merge sort is as fast as clearing and summing the radix's counters. */
+#define RADIX_MIN 256
+
+/* A float's place in the sort's order as an unsigned key: every NaN the
+** largest (and equal to each other), -0.0 equal to 0.0, the rest in
+** numeric order; inverted for a descending sort, which puts NaN first. */
+static inline uint32_t f32_order_key(float v, bool desc)
+{
+    if (v == 0)
+        v = 0; /* -0.0 and 0.0 are equal keys */
+    uint32_t u;
+    memcpy(&u, &v, 4);
+    uint32_t k = isnan(v) ? 0xffffffffu : (u & 0x80000000u) ? ~u : u | 0x80000000u;
+    return desc ? ~k : k;
+}
+
+/* The stable order of x[0..n) (the merge sort's, position for position):
+** keys beside positions in one 64-bit word, key above, sorted by the key's
+** four bytes from the lowest, each pass a stable counting sort, so equal
+** keys keep their input order.  idx and tmp hold n words each.  False,
+** with nothing done, for rows the merge sort takes. */
+static bool radix_order_float(const float *x, int64_t n, bool desc, int64_t *idx, int64_t *tmp)
+{
+    if (n < RADIX_MIN || n > (int64_t)UINT32_MAX)
+        return false;
+    uint64_t *src = (uint64_t *)idx, *dst = (uint64_t *)tmp;
+    uint32_t count[4][256] = {{0}};
+    for (int64_t i = 0; i < n; i++) {
+        uint32_t k = f32_order_key(x[i], desc);
+        src[i] = (uint64_t)k << 32 | (uint64_t)i;
+        count[0][k & 0xff]++;
+        count[1][k >> 8 & 0xff]++;
+        count[2][k >> 16 & 0xff]++;
+        count[3][k >> 24]++;
+    }
+    for (int pass = 0; pass < 4; pass++) {
+        const int shift = 32 + 8 * pass;
+        uint32_t *c = count[pass];
+        if (c[src[0] >> shift & 0xff] == (uint32_t)n) /* every key has this byte */
+            continue;
+        uint32_t at = 0;
+        for (int b = 0; b < 256; b++) {
+            uint32_t m = c[b];
+            c[b] = at;
+            at += m;
+        }
+        for (int64_t i = 0; i < n; i++)
+            dst[c[src[i] >> shift & 0xff]++] = src[i];
+        uint64_t *t = src;
+        src = dst;
+        dst = t;
+    }
+    for (int64_t i = 0; i < n; i++)
+        idx[i] = (int64_t)(src[i] & 0xffffffffu);
+    return true;
+}
+
+/* the other compute types take the merge sort */
+static inline bool radix_order_double(const double *x, int64_t n, bool desc, int64_t *idx, int64_t *tmp)
+{
+    (void)x, (void)n, (void)desc, (void)idx, (void)tmp;
+    return false;
+}
+static inline bool radix_order_int64_t(const int64_t *x, int64_t n, bool desc, int64_t *idx, int64_t *tmp)
+{
+    (void)x, (void)n, (void)desc, (void)idx, (void)tmp;
+    return false;
+}
 
 /* For each row of x (nrows rows of len values): sort positions stably,
 ** ascending with NaN last or descending with NaN first, then write outlen
@@ -93,7 +166,8 @@ typedef enum SelectKind {
         }                                                                                      \
     }                                                                                          \
     static void select_##T(const T *x, int64_t nrows, int64_t len, SelectKind kind, bool desc, \
-                           int64_t k, int64_t outlen, T *vals, int64_t *inds, int64_t *scratch) \
+                           int64_t k, int64_t outlen, T *vals, int64_t *inds, int64_t *scratch,  \
+                           bool radix)                                                         \
     {                                                                                          \
         int64_t *idx = scratch, *tmp = scratch + len;                                          \
         for (int64_t r = 0; r < nrows; r++, x += len, vals += outlen, inds += outlen) {        \
@@ -103,7 +177,8 @@ typedef enum SelectKind {
                     vals[i] = x[inds[i]];                                                      \
                 continue;                                                                      \
             }                                                                                  \
-            argsort_##T(x, len, desc, idx, tmp);                                               \
+            if (!radix || !radix_order_##T(x, len, desc, idx, tmp))                           \
+                argsort_##T(x, len, desc, idx, tmp);                                           \
             int64_t nnan = 0, pos = 0;                                                         \
             for (int64_t i = 0; i < len; i++)                                                  \
                 nnan += REDUCE_ISNAN(T, x[i]);                                                 \
@@ -152,6 +227,7 @@ typedef struct SelectJob {
     int64_t len, k, outlen;
     SelectKind kind;
     bool desc;
+    bool radix; /* radix_order_float where it applies (the fast paths are on) */
     char *vals;
     int64_t *inds;
     atomic_bool failed;
@@ -172,11 +248,14 @@ static void select_chunk(void *ctx, int64_t r0, int64_t r1)
     char *v = j->vals + (size_t)(r0 * j->outlen) * es;
     int64_t *ix = j->inds + r0 * j->outlen;
     if (j->ct == DT_F32)
-        select_float((const float *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (float *)v, ix, s);
+        select_float((const float *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (float *)v, ix, s,
+                     j->radix);
     else if (j->ct == DT_F64)
-        select_double((const double *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (double *)v, ix, s);
+        select_double((const double *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (double *)v, ix, s,
+                      j->radix);
     else
-        select_int64_t((const int64_t *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (int64_t *)v, ix, s);
+        select_int64_t((const int64_t *)x, r1 - r0, j->len, j->kind, j->desc, j->k, j->outlen, (int64_t *)v, ix,
+                       s, j->radix);
     storage_unref(mem);
 }
 
@@ -197,7 +276,8 @@ static EpStatus select_rows(OpCall *c, Tensor *self, const ReducePlan *p, Select
         return c->err->code;
     }
     SelectJob j = {.ct = ct, .x = tensor_data(rows), .len = p->rowlen, .k = k, .outlen = outlen, .kind = kind,
-                   .desc = desc, .vals = tensor_data(v), .inds = tensor_data(ix)};
+                   .desc = desc, .radix = reduce_fast_enabled(c), .vals = tensor_data(v),
+                   .inds = tensor_data(ix)};
     atomic_init(&j.failed, false);
     /* about 16K elements of rows per chunk */
     ep_parallel_for(p->nrows, 16384 / (p->rowlen > 0 ? p->rowlen : 1) + 1, select_chunk, &j);
