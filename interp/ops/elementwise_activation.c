@@ -40,8 +40,21 @@ static const EwKernel K_silu = {"silu_cpu", {EW_FLOAT_SLOTS(silu)}};
 VM_EWFN(mish)
 EW_LOOP1(mish_f64, double, double, double, a * tanh(log1p(exp(a))))
 static const EwKernel K_mish = {"mish_cpu", {EW_FLOAT_SLOTS(mish)}};
-/* min(max(x + 3, 0), 6) as std::min(std::max(..)): nan passes through */
-#define RELU6_OF(x) ((T)6 < ((x) < 0 ? (T)0 : (x)) ? (T)6 : ((x) < 0 ? (T)0 : (x)))
+/* min(max(x, 0), 6) as std::min(std::max(..)): nan passes through.  Each
+** step in the form of the vector max and min instructions (the first
+** operand where the compare holds, else the second), which GCC then uses:
+** the value computed once, not a blend of two compares. */
+static inline float relu6_f32(float x)
+{
+    x = (float)0 > x ? (float)0 : x;
+    return (float)6 < x ? (float)6 : x;
+}
+static inline double relu6_f64(double x)
+{
+    x = 0.0 > x ? 0.0 : x;
+    return 6.0 < x ? 6.0 : x;
+}
+#define RELU6_OF(x) _Generic((x), float: relu6_f32, double: relu6_f64)(x)
 ACTIVATION_V(hardswish, a * RELU6_OF(a + 3) / 6)
 ACTIVATION_V(hardsigmoid, RELU6_OF(a + 3) / 6)
 /* f[0]: negative slope */

@@ -1057,6 +1057,88 @@ RF_INLINE float extreme_run(const float *x, int64_t n, bool want_max)
     return any_nan || r == 0 ? extreme_fixup(x, DT_F32, n, 1, r) : r;
 }
 
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define RF_HAVE_AVX2_EXTREME 1
+
+/* extreme_run with AVX2's max and min instructions, which choose as ext8f
+** does (vmaxps(v, m) is v > m ? v : m: m on ties and NaNs), one
+** instruction where ext8f's select takes four; one unordered compare flags
+** a NaN in either of two vectors.  The same answer as extreme_run: the
+** lanes hold the same values, only a NaN or a zero could tell them apart,
+** and those go to the same fix-up. */
+static inline __attribute__((always_inline, target("avx2"))) __m256 ext_avx2(__m256 v, __m256 m, bool want_max)
+{
+    return want_max ? _mm256_max_ps(v, m) : _mm256_min_ps(v, m);
+}
+
+static inline __attribute__((always_inline, target("avx2"))) float extreme_run_avx2(const float *x, int64_t n,
+                                                                                    bool want_max)
+{
+    __m256 m0 = _mm256_set1_ps(x[0]), m1 = m0, m2 = m0, m3 = m0, nan = _mm256_setzero_ps();
+    int64_t i = 0;
+    for (; i + 32 <= n; i += 32) {
+        __m256 v0 = _mm256_loadu_ps(x + i), v1 = _mm256_loadu_ps(x + i + 8);
+        __m256 v2 = _mm256_loadu_ps(x + i + 16), v3 = _mm256_loadu_ps(x + i + 24);
+        nan = _mm256_or_ps(nan, _mm256_or_ps(_mm256_cmp_ps(v0, v1, _CMP_UNORD_Q), _mm256_cmp_ps(v2, v3, _CMP_UNORD_Q)));
+        m0 = ext_avx2(v0, m0, want_max);
+        m1 = ext_avx2(v1, m1, want_max);
+        m2 = ext_avx2(v2, m2, want_max);
+        m3 = ext_avx2(v3, m3, want_max);
+    }
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        nan = _mm256_or_ps(nan, _mm256_cmp_ps(v, v, _CMP_UNORD_Q));
+        m0 = ext_avx2(v, m0, want_max);
+    }
+    m0 = ext_avx2(m1, m0, want_max);
+    m2 = ext_avx2(m3, m2, want_max);
+    m0 = ext_avx2(m2, m0, want_max);
+    float lanes[8];
+    _mm256_storeu_ps(lanes, m0);
+    float r = lanes[0];
+    for (int k = 1; k < 8; k++)
+        r = want_max ? (lanes[k] > r ? lanes[k] : r) : (lanes[k] < r ? lanes[k] : r);
+    bool any_nan = _mm256_movemask_ps(nan) != 0;
+    for (; i < n; i++) {
+        any_nan |= x[i] != x[i];
+        r = want_max ? (x[i] > r ? x[i] : r) : (x[i] < r ? x[i] : r);
+    }
+    return any_nan || r == 0 ? extreme_fixup(x, DT_F32, n, 1, r) : r;
+}
+
+__attribute__((target("avx2"))) static float extreme_max_avx2(const float *x, int64_t n)
+{
+    return extreme_run_avx2(x, n, true);
+}
+__attribute__((target("avx2"))) static float extreme_min_avx2(const float *x, int64_t n)
+{
+    return extreme_run_avx2(x, n, false);
+}
+
+static bool have_avx2(void)
+{
+    static int known = -1; /* threads that race here store the same answer */
+    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
+    if (k < 0) {
+        k = __builtin_cpu_supports("avx2");
+        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
+    }
+    return k;
+}
+#endif
+
+/* The extreme of a float32 run: with AVX2's instructions where the CPU has
+** them, else extreme_run's portable vectors (the same answer). */
+RF_INLINE float extreme_of(const float *x, int64_t n, bool want_max)
+{
+#ifdef RF_HAVE_AVX2_EXTREME
+    if (have_avx2())
+        return want_max ? extreme_max_avx2(x, n) : extreme_min_avx2(x, n);
+#endif
+    return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+}
+
 /* A run of float16 / bfloat16: blocks widened and searched as floats, the
 ** block answers (each the reference's for its block) folded in order: a
 ** NaN stays, a later block wins only when strictly beyond, so equal zeros
@@ -1067,7 +1149,7 @@ RF_INLINE float extreme_run_half(const uint16_t *x, DType t, int64_t n, bool wan
     for (int64_t i = 0; i < n; i += RF_BLOCK) {
         int64_t k = n - i < RF_BLOCK ? n - i : RF_BLOCK;
         widen_half(x + i, t, k, buf);
-        float b = extreme_run(buf, k, want_max);
+        float b = extreme_of(buf, k, want_max);
         if (i == 0 || (r == r && (b != b || (want_max ? b > r : b < r))))
             r = b;
     }
@@ -1078,7 +1160,7 @@ RF_CLONES static float extreme_row(const void *x, DType t, int64_t n, bool want_
 {
     if (t != DT_F32)
         return want_max ? extreme_run_half(x, t, n, true) : extreme_run_half(x, t, n, false);
-    return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+    return extreme_of(x, n, want_max);
 }
 
 /* A strip of ncols <= RF_COLS columns of len >= 1 rows (stride inner);
@@ -1172,7 +1254,7 @@ typedef struct ArgJob {
 ** the first of either sign, as the search's strict compare keeps). */
 RF_CLONES static int64_t arg_row(const float *x, int64_t n, bool want_max)
 {
-    float m = want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);
+    float m = extreme_of(x, n, want_max);
     bool nan = m != m;
     int64_t i = 0;
     RfV8f mv = rf_splat8f(m);
