@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "interp/ops.h"
 #include "interp/parallel.h"
 
 typedef struct PoolGeom {
@@ -579,10 +580,13 @@ EpStatus k_avg_pool(OpCall *c)
 static int64_t ad_start(int64_t o, int64_t out, int64_t in) { return (o / out) * in + ((o % out) * in) / out; }
 static int64_t ad_end(int64_t o, int64_t out, int64_t in) { return 1 + ((o + 1) * in - 1) / out; }
 
-/* Mean over each adaptive window of planes [p0, p1), summed and divided
-** in double from T and rounded once to T (float32's fast path reads its
-** input directly: the reference's bits without the conversions). */
-#define ADAPTIVE_AVG(NAME, T)                                                                            \
+/* Mean over each adaptive window of planes [p0, p1) as AdaptiveAvgPoolKernel.cpp
+** computes it: summed in window order in ACC (PyTorch's opmath: float for
+** float32, float16 and bfloat16, which take the float instance; double for
+** float64), then divided by the window's depth, height and width one after
+** the other (a 2-d pooling's depth is 1, which divides exactly), each
+** division rounded to ACC. */
+#define ADAPTIVE_AVG(NAME, T, ACC)                                                                       \
     static void NAME(const PoolGeom *g, const T *x, T *out, int64_t p0, int64_t p1)                     \
     {                                                                                                    \
         const int64_t Lin = prod3(g->in), Lout = prod3(g->out);                                          \
@@ -594,20 +598,20 @@ static int64_t ad_end(int64_t o, int64_t out, int64_t in) { return 1 + ((o + 1) 
                     for (int64_t ow = 0; ow < g->out[2]; ow++) {                                         \
                         int64_t w0 = ad_start(ow, g->out[2], g->in[2]);                                  \
                         int64_t w1 = ad_end(ow, g->out[2], g->in[2]);                                    \
-                        double sum = 0;                                                                  \
+                        ACC sum = 0;                                                                     \
                         for (int64_t id = d0; id < d1; id++)                                             \
                             for (int64_t ih = h0; ih < h1; ih++)                                         \
                                 for (int64_t iw = w0; iw < w1; iw++)                                     \
                                     sum += x[pl * Lin + (id * g->in[1] + ih) * g->in[2] + iw];           \
-                        out[pl * Lout + (od * g->out[1] + oh) * g->out[2] + ow] =                        \
-                            (T)(sum / (double)((d1 - d0) * (h1 - h0) * (w1 - w0)));                      \
+                        sum = sum / (ACC)(d1 - d0) / (ACC)(h1 - h0) / (ACC)(w1 - w0);                    \
+                        out[pl * Lout + (od * g->out[1] + oh) * g->out[2] + ow] = (T)sum;                \
                     }                                                                                    \
                 }                                                                                        \
             }                                                                                            \
     }
 
-ADAPTIVE_AVG(adaptive_avg, double)
-ADAPTIVE_AVG(adaptive_avg_f32, float)
+ADAPTIVE_AVG(adaptive_avg, double, double)
+ADAPTIVE_AVG(adaptive_avg_f32, float, float)
 
 typedef struct AdaptiveJob {
     const PoolGeom *g;
@@ -615,35 +619,21 @@ typedef struct AdaptiveJob {
     float *out;
 } AdaptiveJob;
 
-/* The global average (every output 1 x 1, a CNN's last pooling): one
-** window per plane, the whole plane, summed in double in order as above;
-** but eight planes at a time, whose eight chains of adds run side by side
-** where one chain waited on each add's latency (4x slower than PyTorch on
-** 512 planes of 7x7), in two vectors of four planes fed by add_columns8
-** (a scalar load, widening and add per element was 2x PyTorch).  Each
-** plane's sum is the same sequence of adds. */
+/* The global average (every output 1 x 1, a CNN's last pooling, as
+** _adaptive_avg_pool2d records it): one window per plane, the whole plane,
+** summed in float in order as above; but eight planes at a time, whose
+** eight chains of adds run side by side in one vector where one chain
+** waited on each add's latency (4x slower than PyTorch on 512 planes of
+** 7x7), fed by add_columns8.  Each plane's sum is the same sequence of
+** adds. */
 #define GLOBAL_AVG_LANES 8
-typedef double PV4d __attribute__((vector_size(32)));
 
-typedef float PV4f __attribute__((vector_size(16)));
-
-/* lo += one half of c (rows 0-3 of a column), hi += that half of d (rows
-** 4-7), widened to double */
-static inline __attribute__((always_inline)) void add_half(const PV8f *c, const PV8f *d, bool low, PV4d *lo,
-                                                          PV4d *hi)
-{
-    PV4f top = low ? __builtin_shufflevector(*c, *c, 0, 1, 2, 3) : __builtin_shufflevector(*c, *c, 4, 5, 6, 7);
-    PV4f bot = low ? __builtin_shufflevector(*d, *d, 0, 1, 2, 3) : __builtin_shufflevector(*d, *d, 4, 5, 6, 7);
-    *lo += __builtin_convertvector(top, PV4d);
-    *hi += __builtin_convertvector(bot, PV4d);
-}
-
-/* Planes 0-3 (lo) and 4-7 (hi) of eight rows of eight floats at x, rows L
-** apart, added column by column: column k of the eight rows is turned into
-** one vector by interleaving (rows in pairs, then fours, then halves), so
-** each add takes one element of four planes, and each plane's sum grows
-** in column order, as one chain would. */
-static inline __attribute__((always_inline)) void add_columns8(const float *x, int64_t L, PV4d *lo, PV4d *hi)
+/* Eight rows of eight floats at x, rows L apart (eight planes), added
+** column by column into acc (lane p: plane p): column k of the eight rows
+** is turned into one vector by interleaving (rows in pairs, then fours,
+** then halves), so each add takes one element of every plane, and each
+** plane's sum grows in column order, as one chain would. */
+static inline __attribute__((always_inline)) void add_columns8(const float *x, int64_t L, PV8f *acc)
 {
     PV8f r0, r1, r2, r3, r4, r5, r6, r7;
     memcpy(&r0, x, 32);
@@ -672,37 +662,42 @@ static inline __attribute__((always_inline)) void add_columns8(const float *x, i
     PV8f d1 = __builtin_shufflevector(a45, a67, 2, 3, 10, 11, 6, 7, 14, 15);
     PV8f d2 = __builtin_shufflevector(b45, b67, 0, 1, 8, 9, 4, 5, 12, 13);
     PV8f d3 = __builtin_shufflevector(b45, b67, 2, 3, 10, 11, 6, 7, 14, 15);
-    add_half(&c0, &d0, true, lo, hi); /* column 0 */
-    add_half(&c1, &d1, true, lo, hi);
-    add_half(&c2, &d2, true, lo, hi);
-    add_half(&c3, &d3, true, lo, hi);
-    add_half(&c0, &d0, false, lo, hi); /* column 4 */
-    add_half(&c1, &d1, false, lo, hi);
-    add_half(&c2, &d2, false, lo, hi);
-    add_half(&c3, &d3, false, lo, hi);
+    /* halves: column k of all eight rows */
+    *acc += __builtin_shufflevector(c0, d0, 0, 1, 2, 3, 8, 9, 10, 11);
+    *acc += __builtin_shufflevector(c1, d1, 0, 1, 2, 3, 8, 9, 10, 11);
+    *acc += __builtin_shufflevector(c2, d2, 0, 1, 2, 3, 8, 9, 10, 11);
+    *acc += __builtin_shufflevector(c3, d3, 0, 1, 2, 3, 8, 9, 10, 11);
+    *acc += __builtin_shufflevector(c0, d0, 4, 5, 6, 7, 12, 13, 14, 15);
+    *acc += __builtin_shufflevector(c1, d1, 4, 5, 6, 7, 12, 13, 14, 15);
+    *acc += __builtin_shufflevector(c2, d2, 4, 5, 6, 7, 12, 13, 14, 15);
+    *acc += __builtin_shufflevector(c3, d3, 4, 5, 6, 7, 12, 13, 14, 15);
 }
+
 __attribute__((target_clones("avx2", "default")))
-static void global_avg_f32(const float *x, int64_t L, float *out, int64_t p0, int64_t p1)
+static void global_avg_f32(const PoolGeom *g, const float *x, float *out, int64_t p0, int64_t p1)
 {
+    const int64_t L = prod3(g->in);
+    const float kd = (float)g->in[0], kh = (float)g->in[1], kw = (float)g->in[2];
     int64_t pl = p0;
     for (; pl + GLOBAL_AVG_LANES <= p1; pl += GLOBAL_AVG_LANES) {
         const float *xp = x + pl * L;
-        PV4d lo = {0, 0, 0, 0}, hi = {0, 0, 0, 0};
+        PV8f acc = {0, 0, 0, 0, 0, 0, 0, 0};
         int64_t i = 0;
         for (; i + 8 <= L; i += 8)
-            add_columns8(xp + i, L, &lo, &hi);
-        double sum[GLOBAL_AVG_LANES] = {lo[0], lo[1], lo[2], lo[3], hi[0], hi[1], hi[2], hi[3]};
-        for (; i < L; i++)
-            for (int l = 0; l < GLOBAL_AVG_LANES; l++)
-                sum[l] += xp[l * L + i];
-        for (int l = 0; l < GLOBAL_AVG_LANES; l++)
-            out[pl + l] = (float)(sum[l] / (double)L);
+            add_columns8(xp + i, L, &acc);
+        for (; i < L; i++) {
+            PV8f col = {xp[i], xp[L + i], xp[2 * L + i], xp[3 * L + i],
+                        xp[4 * L + i], xp[5 * L + i], xp[6 * L + i], xp[7 * L + i]};
+            acc += col;
+        }
+        acc = acc / kd / kh / kw;
+        memcpy(out + pl, &acc, sizeof acc);
     }
     for (; pl < p1; pl++) {
-        double sum = 0;
+        float sum = 0;
         for (int64_t i = 0; i < L; i++)
             sum += x[pl * L + i];
-        out[pl] = (float)(sum / (double)L);
+        out[pl] = sum / kd / kh / kw;
     }
 }
 
@@ -710,7 +705,7 @@ static void adaptive_avg_f32_chunk(void *ctx, int64_t begin, int64_t end)
 {
     const AdaptiveJob *j = ctx;
     if (prod3(j->g->out) == 1)
-        global_avg_f32(j->x, prod3(j->g->in), j->out, begin, end);
+        global_avg_f32(j->g, j->x, j->out, begin, end);
     else
         adaptive_avg_f32(j->g, j->x, j->out, begin, end);
 }
@@ -746,6 +741,27 @@ static void adaptive_max(const PoolGeom *g, const double *x, double *out, int64_
         }
 }
 
+/* adaptive_avg_pool1d/2d/3d with every output size 1 is, in PyTorch's
+** composite op (AdaptiveAveragePooling.cpp), mean(self, the pooled dims,
+** keepdim=True): mean's own sums and rounding, not the pooling kernel's.
+** So the call goes to mean.dim's kernel. */
+static EpStatus adaptive_avg_as_mean(OpCall *c, Tensor *x, int nsp)
+{
+    int64_t dims[3];
+    for (int i = 0; i < nsp; i++)
+        dims[i] = -1 - i;
+    const OpDef *mean = op_get(OP_MEAN_DIM);
+    Value args[4] = {value_tensor(x), value_int_list(nsp, dims), value_bool(true), value_none()};
+    Value outs[1] = {value_none()};
+    OpCall call = {mean, args, 4, outs, 1, c->err, c->cfg};
+    EpStatus rc = mean->fn(&call);
+    value_clear(&args[1]);
+    if (rc == EP_OK)
+        out_tensor(c, 0, tensor_ref(outs[0].t));
+    value_clear(&outs[0]);
+    return rc;
+}
+
 /* adaptive_avg_pool1d/2d/3d, _adaptive_avg_pool2d/3d (self, output_size) and
 ** adaptive_max_pool1d/2d/3d (values, indices). */
 EpStatus k_adaptive_pool(OpCall *c)
@@ -753,6 +769,8 @@ EpStatus k_adaptive_pool(OpCall *c)
     Tensor *x = arg_tensor(c, 0);
     const int nsp = op_rank(c->op->id);
     const bool is_max = c->op->schema->nrets == 2;
+    const bool public_avg = c->op->id == OP_ADAPTIVE_AVG_POOL1D || c->op->id == OP_ADAPTIVE_AVG_POOL2D ||
+                            c->op->id == OP_ADAPTIVE_AVG_POOL3D;
     char name[40];
     rank_name(is_max ? "adaptive_max_pool" : "adaptive_avg_pool", nsp, name, sizeof name);
     int64_t osz[3];
@@ -778,17 +796,23 @@ EpStatus k_adaptive_pool(OpCall *c)
         g.out[3 - nsp + i] = osz[i];
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, &g, sz);
-    if (!is_max && x->dtype == DT_F32 && c->cfg->use_blas) {
+    if (!is_max && public_avg && prod3(g.out) == 1) /* as the composite op does */
+        return adaptive_avg_as_mean(c, x, nsp);
+    if (!is_max && x->dtype != DT_F64) { /* summed in float: float32, float16, bfloat16 */
         Tensor *Xf = tensor_as_contiguous_dtype(x, DT_F32, c->err);
         Tensor *Of = Xf ? tensor_empty(DT_F32, x->ndim, sz, c->err) : NULL;
-        if (Of) {
+        if (Of && c->cfg->use_blas) {
             /* windows hold about in / out values per dim */
             int64_t work = prod3(g.in) > 0 ? prod3(g.in) : 1;
             AdaptiveJob j = {&g, tensor_data(Xf), tensor_data(Of)};
             ep_parallel_for(g.planes, work >= 32768 ? 1 : 32768 / work, adaptive_avg_f32_chunk, &j);
+        } else if (Of) {
+            adaptive_avg_f32(&g, tensor_data(Xf), tensor_data(Of), 0, g.planes);
         }
+        Tensor *res = Of && x->dtype != DT_F32 ? tensor_to_dtype(Of, x->dtype, c->err) : tensor_ref(Of);
         tensor_unref(Xf);
-        return nn_out(c, 0, Of);
+        tensor_unref(Of);
+        return nn_out(c, 0, res);
     }
     Tensor *X = nn_f64(c, x);
     Tensor *O = X ? tensor_empty(DT_F64, x->ndim, sz, c->err) : NULL;
