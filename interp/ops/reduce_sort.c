@@ -180,7 +180,8 @@ static inline bool radix_order_int64_t(const int64_t *x, int64_t n, bool desc, i
             if (!radix || !radix_order_##T(x, len, desc, idx, tmp))                           \
                 argsort_##T(x, len, desc, idx, tmp);                                           \
             int64_t nnan = 0, pos = 0;                                                         \
-            for (int64_t i = 0; i < len; i++)                                                  \
+            const bool median = kind == SEL_MEDIAN || kind == SEL_NANMEDIAN; /* they count NaNs */ \
+            for (int64_t i = 0; median && i < len; i++)                                        \
                 nnan += REDUCE_ISNAN(T, x[i]);                                                 \
             switch (kind) {                                                                    \
             case SEL_SORT:                                                                     \
