@@ -929,11 +929,45 @@ static void copy_loop(char **data, const int64_t *stride, int64_t n, void *ctx)
         dtype_convert(c->dst, data[0] + i * stride[0], 1, c->src, data[1] + i * stride[1], 1, 1);
 }
 
+/* Both contiguous: n elements converted (or copied) in chunks over the
+** pool.  The iterator makes a contiguous tensor one run, which kept every
+** clone or cast of a large tensor on one thread.  A copy or a conversion
+** gives each element's bits whatever the chunks, so any thread count
+** gives the same tensor. */
+#define COPY_FLAT_GRAIN 65536
+
+typedef struct FlatCopy {
+    DType dt, st;
+    char *dst;
+    const char *src;
+} FlatCopy;
+
+static void flat_copy_chunk(void *ctx, int64_t begin, int64_t end)
+{
+    const FlatCopy *f = ctx;
+    dtype_convert(f->dt, f->dst + begin * dtype_size(f->dt), 1, f->st, f->src + begin * dtype_size(f->st), 1,
+                  end - begin);
+}
+
+bool tensor_copy_flat(Tensor *dst, const Tensor *src)
+{
+    const int64_t n = tensor_numel(dst);
+    if (n < 2 * COPY_FLAT_GRAIN || !shape_equal(dst->ndim, dst->sizes, src->ndim, src->sizes) ||
+        !tensor_is_contiguous(dst) || !tensor_is_contiguous(src) || tensor_same_storage(dst, src) ||
+        tensor_make_writable(dst, NULL) != EP_OK)
+        return false;
+    FlatCopy f = {dst->dtype, src->dtype, tensor_data(dst), tensor_data((Tensor *)src)};
+    ep_parallel_for(n, COPY_FLAT_GRAIN, flat_copy_chunk, &f);
+    return true;
+}
+
 EpStatus tensor_copy_into(Tensor *dst, const Tensor *src, EpError *err)
 {
     EpStatus rc = tensor_make_writable(dst, err);
     if (rc)
         return rc;
+    if (tensor_copy_flat(dst, src))
+        return EP_OK;
     Tensor *s = (Tensor *)src;
     Tensor *tmp = NULL;
     if (tensor_same_storage(dst, src) && tensor_numel(src) > 0) {

@@ -175,6 +175,10 @@ Tensor *tensor_as_contiguous_dtype(Tensor *t, DType dtype, EpError *err);
 /* dst[...] = src broadcast to dst's shape, converting dtypes.  Safe when src
 ** overlaps dst (src is copied first).  Fails if src does not broadcast. */
 EpStatus tensor_copy_into(Tensor *dst, const Tensor *src, EpError *err);
+/* The copy of tensor_copy_into when both are contiguous, of one shape, in
+** different storages and large: in chunks over the worker pool.  False,
+** having done nothing, otherwise. */
+bool tensor_copy_flat(Tensor *dst, const Tensor *src);
 /* Before writing into t: if its storage is read-only (mapped archive
 ** bytes), replace the storage's bytes by a private copy, in place, so every
 ** view of that storage sees the write. */

@@ -70,10 +70,11 @@ typedef struct EwCall {
     EwArgs args;
 } EwCall;
 
-/* Copy n bytes from src to dst (not overlapping): the copy kernels' rows.
-** glibc's memcpy switches to `rep movsb` from 2-4 KiB on, which is 2-3x
-** slower than its vector loop on some CPUs (AMD EPYC here) for the rows of
-** a few KiB that cat, index_select and embedding copy. */
+/* Copy n bytes from src to dst (not overlapping): the copy kernels' rows
+** (cat, index_select, embedding, dense copies such as expand_copy), by a
+** plain vector loop: glibc's memcpy switches to `rep movsb` from 2-4 KiB
+** on, and GCC inlines a memcpy of bounded size as `rep movsq`, both 2-3x
+** slower than a vector loop on some CPUs (AMD EPYC here) for such rows. */
 void ew_copy_bytes(void *dst, const void *src, size_t n);
 
 /* The float32 compute type of float16/bfloat16, else t itself. */

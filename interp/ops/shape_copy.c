@@ -84,7 +84,7 @@ static void dense_copy_chunk(void *ctx, int64_t begin, int64_t end)
                 sp += idx[i] * d->ss[i];
             }
         if (b < 0) {
-            memcpy(dp, sp, (size_t)(n * d->es));
+            ew_copy_bytes(dp, sp, (size_t)(n * d->es));
         } else {
             /* Tile by tile through buf: the source's columns are read
             ** contiguously into buf's rows, then the destination's rows
@@ -117,31 +117,9 @@ static void dense_copy_chunk(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-/* Both contiguous: n elements converted (or copied) in chunks over the
-** pool.  The rows above are items; a contiguous tensor is one row, which
-** kept a clone or a cast of a large tensor on one thread. */
-typedef struct FlatCopy {
-    DType dt, st;
-    char *dst;
-    const char *src;
-} FlatCopy;
-
-static void flat_copy_chunk(void *ctx, int64_t begin, int64_t end)
-{
-    const FlatCopy *f = ctx;
-    dtype_convert(f->dt, f->dst + begin * dtype_size(f->dt), 1, f->st, f->src + begin * dtype_size(f->st), 1,
-                  end - begin);
-}
-
 bool shape_copy_flat(Tensor *dst, const Tensor *src)
 {
-    const int64_t n = tensor_numel(dst);
-    if (ew_reference_path() || n < 2 * COPY_GRAIN || !shape_equal(dst->ndim, dst->sizes, src->ndim, src->sizes) ||
-        !tensor_is_contiguous(dst) || !tensor_is_contiguous(src) || tensor_same_storage(dst, src))
-        return false;
-    FlatCopy f = {dst->dtype, src->dtype, tensor_data(dst), tensor_data((Tensor *)src)};
-    ep_parallel_for(n, COPY_GRAIN, flat_copy_chunk, &f);
-    return true;
+    return !ew_reference_path() && tensor_copy_flat(dst, src);
 }
 
 bool shape_copy_dense(Tensor *dst, const Tensor *src)
