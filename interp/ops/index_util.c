@@ -242,6 +242,16 @@ static inline __attribute__((always_inline)) bool gather_run(IndexAlong *c, char
     const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
     char *out = data[0];
     const char *src = data[1], *ix = data[2];
+    if (s0 == es && s1 == 0 && s2 == 8) { /* contiguous output and index: constant steps */
+        for (int64_t i = 0; i < n; i++) {
+            int64_t idx;
+            memcpy(&idx, ix + i * 8, 8);
+            if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
+                return false;
+            index_copy_elem(out + i * es, src + idx * sb, es);
+        }
+        return true;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t idx;
         memcpy(&idx, ix + i * s2, 8);
@@ -326,6 +336,20 @@ static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64
     const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
     char *dst0 = data[0];
     const char *ix = data[1], *src = data[2];
+    if (s0 == 0 && s1 == 8 && s2 == 4 && sb == 4) {
+        /* the common layout (scatter along the last dim of contiguous
+        ** tensors) with plain indexed loads and stores */
+        float *d = (float *)(void *)dst0;
+        const int64_t *k = (const int64_t *)(const void *)ix;
+        const float *v = (const float *)(const void *)src;
+        for (int64_t i = 0; i < n; i++) {
+            int64_t idx = k[i];
+            if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
+                return false;
+            d[idx] = d[idx] + v[i];
+        }
+        return true;
+    }
     for (int64_t i = 0; i < n; i++) {
         int64_t idx;
         memcpy(&idx, ix + i * s1, 8);
