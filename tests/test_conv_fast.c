@@ -146,7 +146,10 @@ START_TEST(test_max_pool_same_bits_as_reference)
 END_TEST
 
 /* avg_pool2d and adaptive_avg_pool2d of float32 read their input directly
-** but keep the reference's arithmetic: the same bits.  _adaptive_avg_pool2d
+** but keep the reference's arithmetic: the same bits.  avg_pool2d is
+** PyTorch's formula, checked by hand on the first output: the window
+** inside the input summed in float in order, divided by its size in
+** float (count_include_pad off).  _adaptive_avg_pool2d
 ** (and the public op but for a 1x1 output) is PyTorch's formula, checked by
 ** hand on the first plane's first window: the window summed in float in
 ** order, then divided by its height and then its width; the public op to
@@ -165,6 +168,19 @@ START_TEST(test_avg_pools_same_bits_as_reference)
             char what[128];
             snprintf(what, sizeof what, "avg_pool2d case %zu mode %d", i, mode);
             Tensor *ref = oprun("aten.avg_pool2d.default", 7, vals, false, 0);
+            if (mode == 0) { /* output [0][0][0][0] by hand: the window inside the input, in float */
+                const int64_t W = pc->sizes[3];
+                int64_t h1 = pc->k[0] - pc->pad[0], w1 = pc->k[1] - pc->pad[1];
+                h1 = h1 < pc->sizes[2] ? h1 : pc->sizes[2];
+                w1 = w1 < W ? w1 : W;
+                float sum = 0;
+                for (int64_t h = 0; h < h1; h++)
+                    for (int64_t w = 0; w < w1; w++)
+                        sum += ((const float *)tensor_data(x))[h * W + w];
+                float first = sum / (float)(h1 * w1), got = ((const float *)tensor_data(ref))[0];
+                ck_assert_msg(memcmp(&first, &got, 4) == 0 || (first != first && got != got), "%s: %a, by hand %a",
+                              what, (double)got, (double)first);
+            }
             check_fast(what, "aten.avg_pool2d.default", 7, vals, 0, ref);
             tensor_unref(ref);
             for (int v = 1; v < 4; v++)

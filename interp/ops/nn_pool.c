@@ -406,7 +406,9 @@ EpStatus k_max_pool(OpCall *c)
 /* Mean over each window of planes [p0, p1): the divisor counts the
 ** padding when count_include_pad (but not the part of a ceil-mode window
 ** past the padding), or is divisor_override when given.  Reads TI, sums in
-** ACC, divides in CT and stores TO. */
+** ACC in window order, divides in CT and stores TO: as AvgPoolKernel.cpp,
+** whose sum is PyTorch's opmath (float for float32, float16 and bfloat16,
+** which take the float instance; double for float64). */
 #define AVG_POOL(NAME, TI, TO, ACC, CT, DIVIDE)                                                                 \
     static void NAME(const PoolGeom *g, const TI *x, TO *out, bool include_pad, int64_t divisor, int64_t p0,  \
                      int64_t p1)                                                                              \
@@ -448,13 +450,14 @@ EpStatus k_max_pool(OpCall *c)
 /* C++ integer division truncates; only INT64_MIN / -1 needs care */
 static int64_t int_div(int64_t a, int64_t b) { return b == -1 ? (int64_t)(0 - (uint64_t)a) : a / b; }
 #define FLOAT_DIV(a, b) ((a) / (double)(b))
+#define FLOAT32_DIV(a, b) ((a) / (float)(b))
 
 AVG_POOL(avg_pool_f64, double, double, double, double, FLOAT_DIV)
 AVG_POOL(avg_pool_i64, int64_t, int64_t, uint64_t, int64_t, int_div)
-/* float32's fast path: the reference's double arithmetic read straight
-** from float32 and rounded once at the store, so the reference's bits
-** (without its two conversions of the whole tensor), planes over the pool */
-AVG_POOL(avg_pool_f32, float, float, double, double, FLOAT_DIV)
+/* float32 (and float16 / bfloat16, widened): summed and divided in float;
+** the reference path runs it on one thread, the fast path by planes over
+** the pool (avg_pool2d_f32 for 1-d and 2-d windows) */
+AVG_POOL(avg_pool_f32, float, float, float, float, FLOAT32_DIV)
 
 typedef struct AvgPoolJob {
     const PoolGeom *g;
@@ -504,12 +507,12 @@ static void avg_pool2d_f32(const AvgPoolJob *j, int64_t p0, int64_t p1, int64_t 
                     dst[ow] = 0;
                     continue;
                 }
-                double sum = 0;
+                float sum = 0;
                 for (int64_t ih = hlo; ih < hhi; ih++)
                     for (int64_t iw = wlo[ow]; iw < whi[ow]; iw++)
-                        sum += (double)xp[ih * W + iw];
+                        sum += xp[ih * W + iw];
                 int64_t div = j->divisor > 0 ? j->divisor : j->include_pad ? hpool * wpool[ow] : count;
-                dst[ow] = (float)(sum / (double)div);
+                dst[ow] = sum / (float)div;
             }
         }
     }
@@ -553,14 +556,16 @@ EpStatus k_avg_pool(OpCall *c)
         return rc;
     int64_t sz[EP_MAX_DIMS];
     out_shape(x, &g, sz);
-    const DType ct = x->dtype == DT_F32 && c->cfg->use_blas ? DT_F32 : pool_type(x->dtype);
+    const DType ct = dtype_is_float(x->dtype) && x->dtype != DT_F64 ? DT_F32 : pool_type(x->dtype);
     Tensor *X = tensor_as_contiguous_dtype(x, ct, c->err);
     Tensor *O = X ? tensor_empty(ct, x->ndim, sz, c->err) : NULL;
     Tensor *res = NULL;
     if (O) {
-        if (ct == DT_F32) {
+        if (ct == DT_F32 && c->cfg->use_blas) {
             AvgPoolJob j = {&g, tensor_data(X), tensor_data(O), include_pad, divisor};
             ep_parallel_for(g.planes, pool_grain(&g), avg_pool_f32_chunk, &j);
+        } else if (ct == DT_F32) {
+            avg_pool_f32(&g, tensor_data(X), tensor_data(O), include_pad, divisor, 0, g.planes);
         } else if (ct == DT_F64) {
             avg_pool_f64(&g, tensor_data(X), tensor_data(O), include_pad, divisor, 0, g.planes);
         } else {
