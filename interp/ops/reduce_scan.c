@@ -160,17 +160,18 @@ static inline __attribute__((always_inline)) void cum_blocks(const CumJob *j, in
 static void cum_chunk(void *ctx, int64_t b, int64_t e)
 {
     const CumJob *j = ctx;
-    /* each combination its own loop, the flags constants in it */
-    if (j->inner == 1) {
-        if (j->f64)
-            j->prod ? cum_rows(j, b, e, true, true) : cum_rows(j, b, e, false, true);
-        else
-            j->prod ? cum_rows(j, b, e, true, false) : cum_rows(j, b, e, false, false);
-    } else {
-        if (j->f64)
-            j->prod ? cum_blocks(j, b, e, true, true) : cum_blocks(j, b, e, false, true);
-        else
-            j->prod ? cum_blocks(j, b, e, true, false) : cum_blocks(j, b, e, false, false);
+    /* each combination its own inlined loop, the flags constants in it:
+    ** bit 2 rows (inner 1), bit 1 a product, bit 0 float64 */
+    const int which = (j->inner == 1) << 2 | j->prod << 1 | j->f64;
+    switch (which) {
+    case 7: cum_rows(j, b, e, true, true); break;
+    case 6: cum_rows(j, b, e, true, false); break;
+    case 5: cum_rows(j, b, e, false, true); break;
+    case 4: cum_rows(j, b, e, false, false); break;
+    case 3: cum_blocks(j, b, e, true, true); break;
+    case 2: cum_blocks(j, b, e, true, false); break;
+    case 1: cum_blocks(j, b, e, false, true); break;
+    default: cum_blocks(j, b, e, false, false); break;
     }
 }
 
