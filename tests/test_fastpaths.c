@@ -752,6 +752,46 @@ END_TEST
 
 /* ---- bilinear upsampling ---------------------------------------------------------------- */
 
+/* Linear interpolation with PyTorch's weights and arithmetic, as PyTorch
+** 1.13 gives them (read off its outputs on one-hot inputs): upsampling 15
+** values to 30 with align_corners, output 29 sits at 14/29 * 29 computed
+** in double, 13 + (1 - 2^-22), not at 14 (the float product rounds up), so
+** it takes 2^-22 of input 13 and 1 - 2^-22 of input 14; output 1 takes
+** 0x1.08d3dcp-1 of input 0 and 0x1.ee5846p-2 of input 1, combined as
+** fma(x0, w0, x1 * w1) (random inputs, where the fused and the plain sum
+** differ for some). */
+START_TEST(test_linear_weights_as_pytorch)
+{
+    static const struct {
+        int at, i0;
+        float w0, w1;
+    } POS[] = {{29, 13, 0x1p-22f, 1 - 0x1p-22f}, {1, 0, 0x1.08d3dcp-1f, 0x1.ee5846p-2f}};
+    int64_t sz[3] = {1, 1, 15}, out[1] = {30};
+    EpError err = {0};
+    Tensor *x = tensor_empty(DT_F32, 3, sz, &err);
+    float *xp = tensor_data(x);
+    int fused_differs = 0;
+    for (int p = 0; p < 2; p++)
+        for (int k = 0; k < 40; k++) {
+            for (int i = 0; i < 15; i++) /* one-hot at i0, at i0 + 1, then random */
+                xp[i] = k == 0 ? (i == POS[p].i0) : k == 1 ? (i == POS[p].i0 + 1)
+                                                          : (float)(next_u64() % 20000) / 1250.0f - 7.99f;
+            Value v[4] = {value_tensor(x), value_int_list(1, out), value_bool(true), value_none()};
+            Tensor *r = run_op("aten.upsample_linear1d.vec", 4, v, NULL, 0);
+            ck_assert(r != NULL);
+            const float a = xp[POS[p].i0], b = xp[POS[p].i0 + 1];
+            float got = ((const float *)tensor_data(r))[POS[p].at], want = fmaf(a, POS[p].w0, b * POS[p].w1);
+            fused_differs += want != a * POS[p].w0 + b * POS[p].w1;
+            ck_assert_msg(memcmp(&got, &want, 4) == 0, "output %d, input %d: %a, PyTorch's %a", POS[p].at, k,
+                          (double)got, (double)want);
+            tensor_unref(r);
+            value_clear(&v[1]);
+        }
+    ck_assert(fused_differs > 0); /* the inputs tell the two sums apart */
+    tensor_unref(x);
+}
+END_TEST
+
 /* upsample_bilinear2d's float path against upsample_trilinear3d's general
 ** loop on the same data with a depth of 1, which lerps in the same order
 ** and then multiplies by 1 and adds 0 * the same value: equal bits for
@@ -1026,6 +1066,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_index_add_float_runs);
     tcase_add_test(tcc, test_arange_typed_fills);
     tcase_add_test(tcc, test_bilinear_equals_general_lerp);
+    tcase_add_test(tcc, test_linear_weights_as_pytorch);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);

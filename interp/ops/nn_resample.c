@@ -274,11 +274,35 @@ EpStatus k_upsample_nearest(OpCall *c)
 
 /* Per output position of one dim: the two source indices and weights
 ** (compute_source_index_and_lambda).  T is float or double, the opmath of
-** the input; the floor happens in float as floorf() does in PyTorch. */
+** the input: the scale is a T, but the source index is computed from it in
+** double and not rounded to T before the floor and the weight (checked
+** against PyTorch 1.13: the same scale times o rounded to float first put
+** 14/29 * 29 at index 14 where PyTorch has 13 + 0.99999976, and moved
+** 1-ulp weights in 3 to 7 of 10 outputs). */
 typedef struct LerpTab {
     int64_t i0, i1;
     double l0, l1; /* exact values of the T weights */
 } LerpTab;
+
+/* One linear interpolation step as PyTorch's kernels compute it: t0 w0 +
+** t1 w1 with the first product fused into the add, fma(t0, w0, t1 w1):
+** its CPU kernels are built for AVX2 and AVX-512 with FMA and GCC contracts
+** the expression, so that is what PyTorch gives on such machines (checked
+** against 1.13 for 1, 2 and 3 dims: no other grouping or rounding gave its
+** bits).  fma is exact IEEE everywhere (the instruction in the clones of a
+** CPU that has it, libm's exact software fallback elsewhere), so epdbg
+** gives the same bits on any x86-64. */
+static inline float lerp_f32(float t0, float w0, float t1, float w1) { return fmaf(t0, w0, t1 * w1); }
+static inline double lerp_f64(double t0, double w0, double t1, double w1) { return fma(t0, w0, t1 * w1); }
+#define LERP(t0, w0, t1, w1) _Generic((t0), float: lerp_f32, double: lerp_f64)(t0, w0, t1, w1)
+
+/* The interpolation loops in a clone with FMA instructions beside the
+** baseline (GCC only; elsewhere fma is libm's, as in the baseline). */
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#define LERP_CLONES __attribute__((target_clones("fma", "default")))
+#else
+#define LERP_CLONES
+#endif
 
 #define LERP_TABLE(NAME, T)                                                                              \
     static void NAME(int64_t in, int64_t out, bool align, double scale_arg, LerpTab *tab)            \
@@ -293,16 +317,16 @@ typedef struct LerpTab {
                 tab[o] = (LerpTab){o, o, 1, 0};                                                       \
                 continue;                                                                             \
             }                                                                                         \
-            T src;                                                                                    \
+            double src;                                                                               \
             if (align) {                                                                              \
-                src = ratio * (T)o;                                                                   \
+                src = (double)ratio * (double)o;                                                      \
             } else {                                                                                  \
-                src = ratio * ((T)o + (T)0.5) - (T)0.5;                                               \
+                src = (double)ratio * ((double)o + 0.5) - 0.5;                                        \
                 if (src < 0)                                                                          \
                     src = 0;                                                                          \
             }                                                                                         \
-            int64_t i0 = floor_index((float)src, in);                                                 \
-            T l1 = src - (T)i0;                                                                       \
+            int64_t i0 = floor_index(src, in);                                                        \
+            T l1 = (T)(src - (double)i0);                                                             \
             if (l1 < 0)                                                                               \
                 l1 = 0;                                                                               \
             if (l1 > 1)                                                                               \
@@ -315,9 +339,9 @@ LERP_TABLE(lerp_table_f32, float)
 LERP_TABLE(lerp_table_f64, double)
 
 /* The interpolation, innermost dim first: w-lerps of rows, then h-lerps of
-** those, then d, each as t0 * l0 + t1 * l1 in T. */
+** those, then d, each a LERP in T. */
 #define LERP_RUN(NAME, T)                                                                                  \
-    static void NAME(const Resample *r, const T *x, T *out, LerpTab *const tab[3])                      \
+    LERP_CLONES static void NAME(const Resample *r, const T *x, T *out, LerpTab *const tab[3])          \
     {                                                                                                    \
         const int64_t Lin = prod3(r->in), Lout = prod3(r->out);                                          \
         const int nsp = r->nsp;                                                                          \
@@ -334,12 +358,12 @@ LERP_TABLE(lerp_table_f64, double)
                             for (int b = 0; b < (nsp >= 2 ? 2 : 1); b++) {                               \
                                 int64_t ih = b ? th->i1 : th->i0;                                        \
                                 const T *row = xp + (id * r->in[1] + ih) * r->in[2];                     \
-                                hv[b] = row[tw->i0] * (T)tw->l0 + row[tw->i1] * (T)tw->l1;               \
+                                hv[b] = LERP(row[tw->i0], (T)tw->l0, row[tw->i1], (T)tw->l1);            \
                             }                                                                            \
-                            dv[a] = nsp >= 2 ? hv[0] * (T)th->l0 + hv[1] * (T)th->l1 : hv[0];            \
+                            dv[a] = nsp >= 2 ? LERP(hv[0], (T)th->l0, hv[1], (T)th->l1) : hv[0];         \
                         }                                                                                \
                         out[pl * Lout + (od * r->out[1] + oh) * r->out[2] + ow] =                        \
-                            nsp >= 3 ? dv[0] * (T)td->l0 + dv[1] * (T)td->l1 : dv[0];                    \
+                            nsp >= 3 ? LERP(dv[0], (T)td->l0, dv[1], (T)td->l1) : dv[0];                 \
                     }                                                                                    \
         }                                                                                                \
     }
@@ -360,7 +384,7 @@ typedef struct Bilinear {
     const float *wl0, *wl1;
 } Bilinear;
 
-static void bilinear_planes(void *ctx, int64_t p0, int64_t p1)
+LERP_CLONES static void bilinear_planes(void *ctx, int64_t p0, int64_t p1)
 {
     const Bilinear *b = ctx;
     const int64_t Hin = b->r->in[1], Win = b->r->in[2], Hout = b->r->out[1], Wout = b->r->out[2];
@@ -373,8 +397,8 @@ static void bilinear_planes(void *ctx, int64_t p0, int64_t p1)
             for (int64_t ow = 0; ow < Wout; ow++) {
                 const int64_t i0 = b->wi0[ow], i1 = b->wi1[ow];
                 const float l0 = b->wl0[ow], l1 = b->wl1[ow];
-                float h0 = r0[i0] * l0 + r0[i1] * l1, h1 = r1[i0] * l0 + r1[i1] * l1;
-                op[ow] = h0 * lh0 + h1 * lh1;
+                float h0 = lerp_f32(r0[i0], l0, r0[i1], l1), h1 = lerp_f32(r1[i0], l0, r1[i1], l1);
+                op[ow] = lerp_f32(h0, lh0, h1, lh1);
             }
         }
     }
