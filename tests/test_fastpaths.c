@@ -752,6 +752,61 @@ END_TEST
 
 /* ---- bilinear upsampling ---------------------------------------------------------------- */
 
+/* add and sub with alpha, addcmul and lerp round a product added to a
+** value once, as PyTorch's FMA builds compute them (checked against 1.13):
+** a + alpha b is fma(alpha, b, a), addcmul fma(value b, c, a), lerp
+** fma(w, end - self, self) below a weight of 0.5 in size and fma(-(end -
+** self), 1 - w, end) from there; the inputs tell fused from plain. */
+START_TEST(test_fused_arith_as_pytorch)
+{
+    enum { N = 1000 };
+    int64_t n = N;
+    EpError err = {0};
+    Tensor *t[3];
+    for (int k = 0; k < 3; k++) {
+        t[k] = tensor_empty(DT_F32, 1, &n, &err);
+        for (int i = 0; i < N; i++)
+            ((float *)tensor_data(t[k]))[i] = (float)(next_u64() % 60000) / 10000.0f - 3.0f;
+    }
+    const float *x = tensor_data(t[0]), *y = tensor_data(t[1]), *z = tensor_data(t[2]);
+    int fused_differs = 0;
+    for (int op = 0; op < 5; op++) {
+        Value v[4] = {value_tensor(t[0]), value_tensor(t[1]), value_float(0.7), value_none()};
+        const char *target = "aten.add.Tensor";
+        int nv = 3;
+        if (op == 1)
+            target = "aten.sub.Tensor";
+        if (op == 2) /* addcmul(self, tensor1, tensor2, value) */
+            target = "aten.addcmul.default", v[2] = value_tensor(t[2]), v[3] = value_float(0.7), nv = 4;
+        if (op >= 3) /* lerp.Scalar(self, end, weight) */
+            target = "aten.lerp.Scalar", v[2] = value_float(op == 3 ? 0.3 : 0.7);
+        Tensor *r = run_op(target, nv, v, NULL, 0);
+        ck_assert(r != NULL);
+        for (int i = 0; i < N; i++) {
+            float want, plain;
+            if (op <= 1) {
+                float alpha = op == 0 ? 0.7f : -0.7f;
+                want = fmaf(alpha, y[i], x[i]), plain = x[i] + alpha * y[i];
+            } else if (op == 2) {
+                want = fmaf(0.7f * y[i], z[i], x[i]), plain = x[i] + 0.7f * y[i] * z[i];
+            } else if (op == 3) {
+                want = fmaf(0.3f, y[i] - x[i], x[i]), plain = x[i] + 0.3f * (y[i] - x[i]);
+            } else {
+                want = fmaf(-(y[i] - x[i]), 1 - 0.7f, y[i]), plain = y[i] - (y[i] - x[i]) * (1 - 0.7f);
+            }
+            float got = ((const float *)tensor_data(r))[i];
+            fused_differs += want != plain;
+            ck_assert_msg(memcmp(&got, &want, 4) == 0, "%s case %d at %d: %a, PyTorch's %a", target, op, i,
+                          (double)got, (double)want);
+        }
+        tensor_unref(r);
+    }
+    ck_assert(fused_differs > 0);
+    for (int k = 0; k < 3; k++)
+        tensor_unref(t[k]);
+}
+END_TEST
+
 /* Linear interpolation with PyTorch's weights and arithmetic, as PyTorch
 ** 1.13 gives them (read off its outputs on one-hot inputs): upsampling 15
 ** values to 30 with align_corners, output 29 sits at 14/29 * 29 computed
@@ -1067,6 +1122,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_arange_typed_fills);
     tcase_add_test(tcc, test_bilinear_equals_general_lerp);
     tcase_add_test(tcc, test_linear_weights_as_pytorch);
+    tcase_add_test(tcc, test_fused_arith_as_pytorch);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);
