@@ -807,6 +807,42 @@ START_TEST(test_fused_arith_as_pytorch)
 }
 END_TEST
 
+/* Evaluation-mode batch norm of float32 as PyTorch computes it (checked
+** against 1.13): per channel invstd = 1 / sqrt(var + eps), alpha = invstd w,
+** beta = fma(-mean, alpha, b), each rounded to float; y = fma(x, alpha,
+** beta). */
+START_TEST(test_batch_norm_eval_as_pytorch)
+{
+    enum { N = 2, C = 3, L = 70 };
+    int64_t xs[3] = {N, C, L}, cs[1] = {C};
+    EpError err = {0};
+    Tensor *x = tensor_empty(DT_F32, 3, xs, &err), *p[4];
+    for (int i = 0; i < N * C * L; i++)
+        ((float *)tensor_data(x))[i] = (float)(next_u64() % 60000) / 10000.0f - 3.0f;
+    for (int k = 0; k < 4; k++) { /* weight, bias, running mean, running variance (positive) */
+        p[k] = tensor_empty(DT_F32, 1, cs, &err);
+        for (int ch = 0; ch < C; ch++)
+            ((float *)tensor_data(p[k]))[ch] = (float)(next_u64() % 20000) / 10000.0f - (k == 3 ? -0.1f : 1.0f);
+    }
+    Value v[9] = {value_tensor(x),     value_tensor(p[0]), value_tensor(p[1]), value_tensor(p[2]),
+                  value_tensor(p[3]),  value_bool(false),  value_float(0.1),   value_float(1e-5),
+                  value_bool(false)};
+    Tensor *r = run_op("aten.batch_norm.default", 9, v, NULL, 0);
+    ck_assert(r != NULL);
+    const float *w = tensor_data(p[0]), *b = tensor_data(p[1]), *m = tensor_data(p[2]), *var = tensor_data(p[3]);
+    for (int i = 0; i < N * C * L; i++) {
+        int ch = i / L % C;
+        float alpha = 1.0f / sqrtf(var[ch] + (float)1e-5) * w[ch], beta = fmaf(-m[ch], alpha, b[ch]);
+        float want = fmaf(((const float *)tensor_data(x))[i], alpha, beta), got = ((const float *)tensor_data(r))[i];
+        ck_assert_msg(memcmp(&got, &want, 4) == 0, "element %d: %a, PyTorch's %a", i, (double)got, (double)want);
+    }
+    tensor_unref(r);
+    tensor_unref(x);
+    for (int k = 0; k < 4; k++)
+        tensor_unref(p[k]);
+}
+END_TEST
+
 /* Linear interpolation with PyTorch's weights and arithmetic, as PyTorch
 ** 1.13 gives them (read off its outputs on one-hot inputs): upsampling 15
 ** values to 30 with align_corners, output 29 sits at 14/29 * 29 computed
@@ -1123,6 +1159,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_bilinear_equals_general_lerp);
     tcase_add_test(tcc, test_linear_weights_as_pytorch);
     tcase_add_test(tcc, test_fused_arith_as_pytorch);
+    tcase_add_test(tcc, test_batch_norm_eval_as_pytorch);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);

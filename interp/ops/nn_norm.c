@@ -89,10 +89,11 @@ static void bn_release(BnResult *r)
     memset(r, 0, sizeof *r);
 }
 
-/* Evaluation-mode batch norm of a contiguous float32 x, as PyTorch's CPU
-** kernel computes it: per channel alpha = w / sqrt(var + eps) and beta =
-** b - mean * alpha (here in double, rounded to float once), then
-** y = x * alpha + beta in float over the pool (reduce_fast.c). */
+/* Evaluation-mode batch norm of a float32 x (parameters float32 too) as
+** PyTorch's CPU kernel computes it, bit for bit with its FMA builds
+** (checked against 1.13): per channel in float, invstd = 1 / sqrt(var +
+** eps), alpha = invstd * w, beta = b - mean * alpha rounded once; then
+** y = x * alpha + beta rounded once, over the pool (reduce_fast.c). */
 static EpStatus bn_eval_fast(OpCall *c, Tensor *x, Tensor *w, Tensor *b, Tensor *rm, Tensor *rv, double eps,
                              int64_t N, int64_t C, int64_t L, BnResult *r)
 {
@@ -108,10 +109,10 @@ static EpStatus bn_eval_fast(OpCall *c, Tensor *x, Tensor *w, Tensor *b, Tensor 
     if (!rc) {
         const double *W = f64p(d[0]), *B = f64p(d[1]), *RM = f64p(d[2]), *RV = f64p(d[3]);
         float *alpha = tensor_data(ab), *beta = alpha + C;
-        for (int64_t ch = 0; ch < C; ch++) {
-            double a = (W ? W[ch] : 1) / sqrt(RV[ch] + eps);
-            alpha[ch] = (float)a;
-            beta[ch] = (float)((B ? B[ch] : 0) - RM[ch] * a);
+        for (int64_t ch = 0; ch < C; ch++) { /* the float32 values, read back from double exactly */
+            float invstd = 1.0f / sqrtf((float)RV[ch] + (float)eps);
+            alpha[ch] = invstd * (W ? (float)W[ch] : 1.0f);
+            beta[ch] = fmaf(-(float)RM[ch], alpha[ch], B ? (float)B[ch] : 0.0f);
         }
         reduce_fast_affine_planes(tensor_data(x), N * C, C, L, alpha, beta, tensor_data(r->out));
     }
