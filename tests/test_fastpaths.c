@@ -807,6 +807,32 @@ START_TEST(test_fused_arith_as_pytorch)
 }
 END_TEST
 
+/* Bicubic weights as PyTorch 1.13 gives them (read off its outputs on
+** one-hot inputs): resizing 15 columns to 7, output 3's source index is
+** 7 - 2.4e-7 in double; PyTorch floors it in float (to 7) and keeps the
+** negative fraction, so columns 6 to 9 weigh 2^-22, 1, -2^-23, -2^-21. */
+START_TEST(test_bicubic_weights_as_pytorch)
+{
+    static const float WANT[4] = {0x1p-22f, 1.0f, -0x1p-23f, -0x1p-21f};
+    int64_t sz[4] = {1, 1, 1, 15}, out[2] = {1, 7};
+    EpError err = {0};
+    Tensor *x = tensor_empty(DT_F32, 4, sz, &err);
+    for (int k = 0; k < 4; k++) {
+        for (int i = 0; i < 15; i++)
+            ((float *)tensor_data(x))[i] = i == 6 + k;
+        Value v[4] = {value_tensor(x), value_int_list(2, out), value_bool(false), value_none()};
+        Tensor *r = run_op("aten.upsample_bicubic2d.vec", 4, v, NULL, 0);
+        ck_assert(r != NULL);
+        float got = ((const float *)tensor_data(r))[3];
+        ck_assert_msg(memcmp(&got, &WANT[k], 4) == 0, "column %d: weight %a, PyTorch's %a", 6 + k, (double)got,
+                      (double)WANT[k]);
+        tensor_unref(r);
+        value_clear(&v[1]);
+    }
+    tensor_unref(x);
+}
+END_TEST
+
 /* Evaluation-mode batch norm of float32 as PyTorch computes it (checked
 ** against 1.13): per channel invstd = 1 / sqrt(var + eps), alpha = invstd w,
 ** beta = fma(-mean, alpha, b), each rounded to float; y = fma(x, alpha,
@@ -1160,6 +1186,7 @@ Suite *suite_fastpaths(void)
     tcase_add_test(tcc, test_linear_weights_as_pytorch);
     tcase_add_test(tcc, test_fused_arith_as_pytorch);
     tcase_add_test(tcc, test_batch_norm_eval_as_pytorch);
+    tcase_add_test(tcc, test_bicubic_weights_as_pytorch);
     suite_add_tcase(s, tcc);
     TCase *tp = tcase_create("pool");
     tcase_set_timeout(tp, 120);

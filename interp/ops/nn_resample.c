@@ -498,7 +498,16 @@ typedef struct CubicTab {
     double w[4];
 } CubicTab;
 
-#define CUBIC_TABLE(NAME, T, FLOOR)                                                                        \
+/* The cubic convolution weights (A = -0.75) with the steps PyTorch's FMA
+** builds fuse (read off its weights: the first products fused into the
+** next add, the last step not):
+**   conv1(x) = ((A + 2) x - (A + 3)) x x + 1, (A + 2) x - (A + 3) fused;
+**   conv2(x) = ((A x - 5A) x + 8A) x - 4A, the first two steps fused. */
+#define CUBIC_FMA(T) _Generic((T)0, float: fmaf, double: fma)
+#define CUBIC_CONV1(T, x, A) (CUBIC_FMA(T)((A) + 2, x, -((A) + 3)) * (x) * (x) + 1)
+#define CUBIC_CONV2(T, x, A) (CUBIC_FMA(T)(CUBIC_FMA(T)(A, x, -5 * (A)), x, 8 * (A)) * (x) - 4 * (A))
+
+#define CUBIC_TABLE(NAME, T)                                                                        \
     static void NAME(int64_t in, int64_t out, bool align, double scale_arg, CubicTab *tab)             \
     {                                                                                                   \
         const T A = (T)-0.75;                                                                           \
@@ -508,16 +517,18 @@ typedef struct CubicTab {
         else                                                                                            \
             ratio = scale_arg > 0 ? (T)(1.0 / scale_arg) : (T)in / (T)out;                              \
         for (int64_t o = 0; o < out; o++) {                                                             \
-            /* the source index is not clamped at 0 for cubic */                                       \
-            T src = align ? ratio * (T)o : ratio * ((T)o + (T)0.5) - (T)0.5;                            \
-            T f = FLOOR(src), t = src - f;                                                              \
-            t = t < 0 ? 0 : t > 1 ? 1 : t;                                                              \
+            /* As PyTorch 1.13 computes it (read off its weights on one-hot        \
+            ** inputs): the source index in double, not clamped at 0 for cubic;   \
+            ** its floor taken in float (floorf), so an index just below an       \
+            ** integer floors up, and t = index - floor, left negative then */    \
+            const double src = align ? (double)ratio * (double)o : (double)ratio * ((double)o + 0.5) - 0.5; \
+            const T f = (T)floorf((float)src), t = (T)(src - (double)f);                                 \
             const int64_t fi = isfinite(f) && f > -2 && f < (T)in ? (int64_t)f : (f > 0 ? in : -2);     \
             T x1 = t + 1, x2 = 1 - t, x3 = x2 + 1;                                                      \
-            tab[o].w[0] = (double)(((A * x1 - 5 * A) * x1 + 8 * A) * x1 - 4 * A);                       \
-            tab[o].w[1] = (double)(((A + 2) * t - (A + 3)) * t * t + 1);                                \
-            tab[o].w[2] = (double)(((A + 2) * x2 - (A + 3)) * x2 * x2 + 1);                             \
-            tab[o].w[3] = (double)(((A * x3 - 5 * A) * x3 + 8 * A) * x3 - 4 * A);                       \
+            tab[o].w[0] = (double)CUBIC_CONV2(T, x1, A);                                                \
+            tab[o].w[1] = (double)CUBIC_CONV1(T, t, A);                                                 \
+            tab[o].w[2] = (double)CUBIC_CONV1(T, x2, A);                                                \
+            tab[o].w[3] = (double)CUBIC_CONV2(T, x3, A);                                                \
             for (int j = 0; j < 4; j++) {                                                               \
                 int64_t k = fi - 1 + j;                                                                 \
                 tab[o].i[j] = k < 0 ? 0 : k > in - 1 ? in - 1 : k;                                      \
@@ -525,26 +536,33 @@ typedef struct CubicTab {
         }                                                                                               \
     }
 
-CUBIC_TABLE(cubic_table_f32, float, floorf)
-CUBIC_TABLE(cubic_table_f64, double, floor)
+CUBIC_TABLE(cubic_table_f32, float)
+CUBIC_TABLE(cubic_table_f64, double)
+
+/* Four taps combined as PyTorch's FMA builds compute them (checked against
+** 1.13): fma(t3, w3, fma(t2, w2, fma(t0, w0, t1 w1))), the first pair as in
+** LERP, each later product fused into the running sum. */
+#define CUBIC4(T, t0, w0, t1, w1, t2, w2, t3, w3)                                                          \
+    CUBIC_FMA(T)(t3, w3, CUBIC_FMA(T)(t2, w2, CUBIC_FMA(T)(t0, w0, (t1) * (w1))))
 
 /* Rows first (w taps), then the four rows combined (h taps), in T. */
 #define CUBIC_RUN(NAME, T)                                                                                 \
-    static void NAME(const Resample *r, const T *x, T *out, const CubicTab *th, const CubicTab *tw)    \
+    LERP_CLONES static void NAME(const Resample *r, const T *x, T *out, const CubicTab *th,            \
+                                 const CubicTab *tw)                                                   \
     {                                                                                                   \
         const int64_t H = r->in[1], W = r->in[2], Ho = r->out[1], Wo = r->out[2];                       \
         for (int64_t pl = 0; pl < r->planes; pl++)                                                      \
             for (int64_t oh = 0; oh < Ho; oh++)                                                         \
                 for (int64_t ow = 0; ow < Wo; ow++) {                                                   \
-                    T acc = 0;                                                                          \
+                    const CubicTab *cw = &tw[ow], *ch = &th[oh];                                        \
+                    T v[4];                                                                             \
                     for (int a = 0; a < 4; a++) {                                                       \
-                        const T *row = x + (pl * H + th[oh].i[a]) * W;                                  \
-                        T t = 0;                                                                        \
-                        for (int j = 0; j < 4; j++)                                                     \
-                            t += row[tw[ow].i[j]] * (T)tw[ow].w[j];                                     \
-                        acc += t * (T)th[oh].w[a];                                                      \
+                        const T *row = x + (pl * H + ch->i[a]) * W;                                     \
+                        v[a] = CUBIC4(T, row[cw->i[0]], (T)cw->w[0], row[cw->i[1]], (T)cw->w[1],        \
+                                      row[cw->i[2]], (T)cw->w[2], row[cw->i[3]], (T)cw->w[3]);          \
                     }                                                                                   \
-                    out[(pl * Ho + oh) * Wo + ow] = acc;                                                \
+                    out[(pl * Ho + oh) * Wo + ow] = CUBIC4(T, v[0], (T)ch->w[0], v[1], (T)ch->w[1],     \
+                                                           v[2], (T)ch->w[2], v[3], (T)ch->w[3]);       \
                 }                                                                                       \
     }
 
