@@ -415,16 +415,6 @@ __attribute__((target("avx2,f16c"))) static void f32_to_f16_f16c(uint16_t *dst, 
         dst[i] = f32_to_f16_lane(src[i]);
 }
 
-static bool have_f16c(void)
-{
-    static int known = -1; /* threads that race here store the same answer */
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (k < 0) {
-        k = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c");
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k;
-}
 #endif
 
 void f32_to_f16_n_portable(uint16_t *dst, const float *src, int64_t n)
@@ -435,7 +425,8 @@ void f32_to_f16_n_portable(uint16_t *dst, const float *src, int64_t n)
 void f32_to_f16_n(uint16_t *dst, const float *src, int64_t n)
 {
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-    if (have_f16c()) {
+    /* __builtin_cpu_supports reads libgcc's CPU record: a load and a test */
+    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("f16c")) {
         f32_to_f16_f16c(dst, src, n);
         return;
     }

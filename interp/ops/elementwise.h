@@ -313,16 +313,6 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
     EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE) return (OTYPE)(__VA_ARGS__); }                          \
     EW_VLOOP_BODY(FN, TYPE, OTYPE, 3)
 
-/* x * y + z rounded once, for the kernels PyTorch builds with FMA: its
-** AVX2 and AVX-512 kernels are compiled with FMA and GCC contracts a
-** product added to a value, so add/sub with alpha, addcmul and lerp round
-** once where a plain expression rounds twice (checked against PyTorch 1.13
-** on random inputs: every other grouping differed in a quarter of the
-** outputs).  fma is exact IEEE on every CPU: the instruction in the
-** AVX-512 and x86-64-v3 clones, libm's exact software fallback in the
-** baseline one (slower, the same bits). */
-#define EW_FMA(x, y, z) _Generic((x), float: fmaf, double: fma)(x, y, z)
-
 /* Result of the compute type (T) or bool (uint8_t) for each type list. */
 #define EW_FLOAT_TYPES(STAMP, NAME, ...)                                                        \
     STAMP(NAME##_f32, float, float, float, __VA_ARGS__)                                          \

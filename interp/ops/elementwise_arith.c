@@ -54,7 +54,7 @@ enum { POW_GENERAL, POW_SQUARE, POW_CUBE, POW_INV_SQUARE, POW_SQRT, POW_RSQRT, P
     static inline TYPE lerp_##SFX(TYPE self, TYPE end, TYPE w)                                   \
     {                                                                                            \
         typedef TYPE T;                                                                          \
-        return fabs(w) < (T)0.5 ? EW_FMA(w, end - self, self) : EW_FMA(-(end - self), 1 - w, end); \
+        return fabs(w) < (T)0.5 ? op_fma(w, end - self, self) : op_fma(-(end - self), 1 - w, end); \
     }
 
 DEFINE_FLOAT_HELPERS(float, f32)
@@ -101,9 +101,9 @@ static inline int64_t powi_i64(int64_t base, int64_t exp)
 
 /* ---- typed loops and kernels ------------------------------------------------ */
 
-/* a + alpha * b, fused (EW_FMA; alpha 1 gives the plain sum); sub runs it
+/* a + alpha * b, fused (op_fma; alpha 1 gives the plain sum); sub runs it
 ** with -alpha (as PyTorch's sub_kernel). */
-EW_FLOAT_TYPES(EW_VLOOP2, add, EW_FMA((T)p->f[0], b, a))
+EW_FLOAT_TYPES(EW_VLOOP2, add, op_fma((T)p->f[0], b, a))
 EW_INT_TYPES(EW_VLOOP2, add, (uint64_t)a + (uint64_t)p->i[0] * (uint64_t)b)
 EW_BOOL_TYPE(EW_VLOOP2, add, a || (p->i[0] != 0 && b))
 static const EwKernel K_ADD = {"add_cpu", {EW_FLOAT_SLOTS(add), EW_INT_SLOTS(add), EW_BOOL_SLOT(add)}};
@@ -201,7 +201,7 @@ static const EwKernel K_LERP_SCALAR = {"lerp_kernel_scalar", {EW_FLOAT_SLOTS(ler
 EW_FLOAT_TYPES(EW_VLOOP3, lerp_tensor, lerp(a, b, c))
 static const EwKernel K_LERP_TENSOR = {"lerp_kernel_tensor", {EW_FLOAT_SLOTS(lerp_tensor)}};
 
-EW_FLOAT_TYPES(EW_VLOOP3, addcmul, EW_FMA((T)p->f[0] * b, c, a))
+EW_FLOAT_TYPES(EW_VLOOP3, addcmul, op_fma((T)p->f[0] * b, c, a))
 EW_INT_TYPES(EW_VLOOP3, addcmul, (uint64_t)a + (uint64_t)p->i[0] * (uint64_t)b * (uint64_t)c)
 static const EwKernel K_ADDCMUL = {"addcmul_cpu_out", {EW_FLOAT_SLOTS(addcmul), EW_INT_SLOTS(addcmul)}};
 EW_FLOAT_TYPES(EW_VLOOP3, addcdiv, a + (T)p->f[0] * b / c)

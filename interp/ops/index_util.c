@@ -230,28 +230,17 @@ static void add_scaled(const IndexAlong *c, char *dst, const char *src)
     }
 }
 
-/* A run of gathered elements of es bytes (a constant where it is inlined, so
-** each size gets its own loop of plain loads and stores); false when an
-** index is out of range (resolve has recorded it). */
-static inline __attribute__((always_inline)) bool gather_run(IndexAlong *c, char **data, const int64_t *stride,
-                                                            int64_t n, int es)
+/* A run of gathered elements of es bytes with the given byte steps (each a
+** constant where it is inlined, so each size and the contiguous layout get
+** their own loop of plain loads and stores); false when an index is out of
+** range (resolve has recorded it). */
+static inline __attribute__((always_inline)) bool gather_steps(IndexAlong *c, char *out, const char *src,
+                                                              const char *ix, int64_t n, int es, int64_t s0,
+                                                              int64_t s1, int64_t s2)
 {
     /* the context in locals: the stores below may alias it, so the
     ** compiler would reload every field at every element */
     const int64_t sb = c->stride_bytes, size = c->size;
-    const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
-    char *out = data[0];
-    const char *src = data[1], *ix = data[2];
-    if (s0 == es && s1 == 0 && s2 == 8) { /* contiguous output and index: constant steps */
-        for (int64_t i = 0; i < n; i++) {
-            int64_t idx;
-            memcpy(&idx, ix + i * 8, 8);
-            if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
-                return false;
-            index_copy_elem(out + i * es, src + idx * sb, es);
-        }
-        return true;
-    }
     for (int64_t i = 0; i < n; i++) {
         int64_t idx;
         memcpy(&idx, ix + i * s2, 8);
@@ -260,6 +249,14 @@ static inline __attribute__((always_inline)) bool gather_run(IndexAlong *c, char
         index_copy_elem(out + i * s0, src + i * s1 + idx * sb, es);
     }
     return true;
+}
+
+static inline __attribute__((always_inline)) bool gather_run(IndexAlong *c, char **data, const int64_t *stride,
+                                                            int64_t n, int es)
+{
+    if (stride[0] == es && stride[1] == 0 && stride[2] == 8) /* contiguous output and index */
+        return gather_steps(c, data[0], data[1], data[2], n, es, es, 0, 8);
+    return gather_steps(c, data[0], data[1], data[2], n, es, stride[0], stride[1], stride[2]);
 }
 
 void index_gather_loop(char **data, const int64_t *stride, int64_t n, void *vctx)
@@ -327,29 +324,13 @@ static void add_scaled_f32_run(const IndexAlong *c, char *dst, int64_t ds, const
 }
 
 /* dst[idx[i]] = dst[idx[i]] + src[i] in float32 (scatter_add's sum): the
-** combine function's arithmetic without a call per element */
-static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64_t n)
+** combine function's arithmetic without a call per element, with the given
+** byte steps (constants where inlined) */
+static inline __attribute__((always_inline)) bool sum_f32_steps(IndexAlong *c, char *dst0, const char *ix,
+                                                               const char *src, int64_t n, int64_t sb, int64_t s0,
+                                                               int64_t s1, int64_t s2)
 {
-    /* the operands in locals: the stores below may alias data[] and the
-    ** context, so the compiler would reload them at every element */
-    const int64_t sb = c->stride_bytes, size = c->size;
-    const int64_t s0 = stride[0], s1 = stride[1], s2 = stride[2];
-    char *dst0 = data[0];
-    const char *ix = data[1], *src = data[2];
-    if (s0 == 0 && s1 == 8 && s2 == 4 && sb == 4) {
-        /* the common layout (scatter along the last dim of contiguous
-        ** tensors) with plain indexed loads and stores */
-        float *d = (float *)(void *)dst0;
-        const int64_t *k = (const int64_t *)(const void *)ix;
-        const float *v = (const float *)(const void *)src;
-        for (int64_t i = 0; i < n; i++) {
-            int64_t idx = k[i];
-            if ((uint64_t)idx >= (uint64_t)size && !resolve(c, &idx))
-                return false;
-            d[idx] = d[idx] + v[i];
-        }
-        return true;
-    }
+    const int64_t size = c->size; /* in a local: the stores may alias the context */
     for (int64_t i = 0; i < n; i++) {
         int64_t idx;
         memcpy(&idx, ix + i * s1, 8);
@@ -363,6 +344,14 @@ static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64
         memcpy(dst, &a, 4);
     }
     return true;
+}
+
+static bool sum_f32_run(IndexAlong *c, char **data, const int64_t *stride, int64_t n)
+{
+    /* scatter along the last dim of contiguous tensors: constant steps */
+    if (stride[0] == 0 && stride[1] == 8 && stride[2] == 4 && c->stride_bytes == 4)
+        return sum_f32_steps(c, data[0], data[1], data[2], n, 4, 0, 8, 4);
+    return sum_f32_steps(c, data[0], data[1], data[2], n, c->stride_bytes, stride[0], stride[1], stride[2]);
 }
 
 /* The common cases of index_put_loop without its per-element choices:

@@ -58,6 +58,8 @@
 #ifndef EP_OPS_KERNEL_H
 #define EP_OPS_KERNEL_H
 
+#include <math.h>
+
 #include "../schema.h"
 
 enum {
@@ -322,5 +324,15 @@ EpStatus op_fail(OpCall *c, const char *fmt, ...) __attribute__((format(printf, 
 ** (skipped); wrapped-number tensors count as Python scalars; scalars are
 ** Values of kind V_INT/V_FLOAT/V_BOOL. */
 DType result_type(int ntensors, Tensor *const *tensors, int nscalars, const Value *scalars);
+
+/* x * y + z rounded once, in x's type (float or double), for the kernels
+** PyTorch builds with FMA: its AVX2 and AVX-512 kernels are compiled with
+** FMA and GCC contracts a product added to a value, so some of its results
+** (add/sub with alpha, addcmul, lerp, interpolation, batch norm) round once
+** where the plain C expression rounds twice (checked against PyTorch 1.13
+** on random inputs).  fma is exact IEEE on every CPU: the instruction in a
+** clone that has it, libm's exact software fallback elsewhere (slower, the
+** same bits). */
+#define op_fma(x, y, z) _Generic((x), float: fmaf, double: fma)(x, y, z)
 
 #endif

@@ -289,12 +289,8 @@ typedef struct LerpTab {
 ** its CPU kernels are built for AVX2 and AVX-512 with FMA and GCC contracts
 ** the expression, so that is what PyTorch gives on such machines (checked
 ** against 1.13 for 1, 2 and 3 dims: no other grouping or rounding gave its
-** bits).  fma is exact IEEE everywhere (the instruction in the clones of a
-** CPU that has it, libm's exact software fallback elsewhere), so epdbg
-** gives the same bits on any x86-64. */
-static inline float lerp_f32(float t0, float w0, float t1, float w1) { return fmaf(t0, w0, t1 * w1); }
-static inline double lerp_f64(double t0, double w0, double t1, double w1) { return fma(t0, w0, t1 * w1); }
-#define LERP(t0, w0, t1, w1) _Generic((t0), float: lerp_f32, double: lerp_f64)(t0, w0, t1, w1)
+** bits); op_fma gives the same bits on any x86-64. */
+#define LERP(t0, w0, t1, w1) op_fma(t0, w0, (t1) * (w1))
 
 /* The interpolation loops in a clone with FMA instructions beside the
 ** baseline (GCC only; elsewhere fma is libm's, as in the baseline). */
@@ -397,8 +393,8 @@ LERP_CLONES static void bilinear_planes(void *ctx, int64_t p0, int64_t p1)
             for (int64_t ow = 0; ow < Wout; ow++) {
                 const int64_t i0 = b->wi0[ow], i1 = b->wi1[ow];
                 const float l0 = b->wl0[ow], l1 = b->wl1[ow];
-                float h0 = lerp_f32(r0[i0], l0, r0[i1], l1), h1 = lerp_f32(r1[i0], l0, r1[i1], l1);
-                op[ow] = lerp_f32(h0, lh0, h1, lh1);
+                float h0 = LERP(r0[i0], l0, r0[i1], l1), h1 = LERP(r1[i0], l0, r1[i1], l1);
+                op[ow] = LERP(h0, lh0, h1, lh1);
             }
         }
     }
@@ -503,9 +499,8 @@ typedef struct CubicTab {
 ** next add, the last step not):
 **   conv1(x) = ((A + 2) x - (A + 3)) x x + 1, (A + 2) x - (A + 3) fused;
 **   conv2(x) = ((A x - 5A) x + 8A) x - 4A, the first two steps fused. */
-#define CUBIC_FMA(T) _Generic((T)0, float: fmaf, double: fma)
-#define CUBIC_CONV1(T, x, A) (CUBIC_FMA(T)((A) + 2, x, -((A) + 3)) * (x) * (x) + 1)
-#define CUBIC_CONV2(T, x, A) (CUBIC_FMA(T)(CUBIC_FMA(T)(A, x, -5 * (A)), x, 8 * (A)) * (x) - 4 * (A))
+#define CUBIC_CONV1(x, A) (op_fma((A) + 2, x, -((A) + 3)) * (x) * (x) + 1)
+#define CUBIC_CONV2(x, A) (op_fma(op_fma(A, x, -5 * (A)), x, 8 * (A)) * (x) - 4 * (A))
 
 #define CUBIC_TABLE(NAME, T)                                                                        \
     static void NAME(int64_t in, int64_t out, bool align, double scale_arg, CubicTab *tab)             \
@@ -525,10 +520,10 @@ typedef struct CubicTab {
             const T f = (T)floorf((float)src), t = (T)(src - (double)f);                                 \
             const int64_t fi = isfinite(f) && f > -2 && f < (T)in ? (int64_t)f : (f > 0 ? in : -2);     \
             T x1 = t + 1, x2 = 1 - t, x3 = x2 + 1;                                                      \
-            tab[o].w[0] = (double)CUBIC_CONV2(T, x1, A);                                                \
-            tab[o].w[1] = (double)CUBIC_CONV1(T, t, A);                                                 \
-            tab[o].w[2] = (double)CUBIC_CONV1(T, x2, A);                                                \
-            tab[o].w[3] = (double)CUBIC_CONV2(T, x3, A);                                                \
+            tab[o].w[0] = (double)CUBIC_CONV2(x1, A);                                                \
+            tab[o].w[1] = (double)CUBIC_CONV1(t, A);                                                 \
+            tab[o].w[2] = (double)CUBIC_CONV1(x2, A);                                                \
+            tab[o].w[3] = (double)CUBIC_CONV2(x3, A);                                                \
             for (int j = 0; j < 4; j++) {                                                               \
                 int64_t k = fi - 1 + j;                                                                 \
                 tab[o].i[j] = k < 0 ? 0 : k > in - 1 ? in - 1 : k;                                      \
@@ -542,8 +537,7 @@ CUBIC_TABLE(cubic_table_f64, double)
 /* Four taps combined as PyTorch's FMA builds compute them (checked against
 ** 1.13): fma(t3, w3, fma(t2, w2, fma(t0, w0, t1 w1))), the first pair as in
 ** LERP, each later product fused into the running sum. */
-#define CUBIC4(T, t0, w0, t1, w1, t2, w2, t3, w3)                                                          \
-    CUBIC_FMA(T)(t3, w3, CUBIC_FMA(T)(t2, w2, CUBIC_FMA(T)(t0, w0, (t1) * (w1))))
+#define CUBIC4(t0, w0, t1, w1, t2, w2, t3, w3) op_fma(t3, w3, op_fma(t2, w2, op_fma(t0, w0, (t1) * (w1))))
 
 /* Rows first (w taps), then the four rows combined (h taps), in T. */
 #define CUBIC_RUN(NAME, T)                                                                                 \
@@ -558,10 +552,10 @@ CUBIC_TABLE(cubic_table_f64, double)
                     T v[4];                                                                             \
                     for (int a = 0; a < 4; a++) {                                                       \
                         const T *row = x + (pl * H + ch->i[a]) * W;                                     \
-                        v[a] = CUBIC4(T, row[cw->i[0]], (T)cw->w[0], row[cw->i[1]], (T)cw->w[1],        \
+                        v[a] = CUBIC4(row[cw->i[0]], (T)cw->w[0], row[cw->i[1]], (T)cw->w[1],        \
                                       row[cw->i[2]], (T)cw->w[2], row[cw->i[3]], (T)cw->w[3]);          \
                     }                                                                                   \
-                    out[(pl * Ho + oh) * Wo + ow] = CUBIC4(T, v[0], (T)ch->w[0], v[1], (T)ch->w[1],     \
+                    out[(pl * Ho + oh) * Wo + ow] = CUBIC4(v[0], (T)ch->w[0], v[1], (T)ch->w[1],     \
                                                            v[2], (T)ch->w[2], v[3], (T)ch->w[3]);       \
                 }                                                                                       \
     }

@@ -1156,16 +1156,6 @@ __attribute__((target("avx2"))) static float extreme_min_avx2(const float *x, in
     return extreme_run_avx2(x, n, false);
 }
 
-static bool have_avx2(void)
-{
-    static int known = -1; /* threads that race here store the same answer */
-    int k = __atomic_load_n(&known, __ATOMIC_RELAXED);
-    if (k < 0) {
-        k = __builtin_cpu_supports("avx2");
-        __atomic_store_n(&known, k, __ATOMIC_RELAXED);
-    }
-    return k;
-}
 #endif
 
 /* The extreme of a float32 run: with AVX2's instructions where the CPU has
@@ -1173,7 +1163,7 @@ static bool have_avx2(void)
 RF_INLINE float extreme_of(const float *x, int64_t n, bool want_max)
 {
 #ifdef RF_HAVE_AVX2_EXTREME
-    if (have_avx2())
+    if (__builtin_cpu_supports("avx2")) /* a load and a test of libgcc's CPU record */
         return want_max ? extreme_max_avx2(x, n) : extreme_min_avx2(x, n);
 #endif
     return want_max ? extreme_run(x, n, true) : extreme_run(x, n, false);

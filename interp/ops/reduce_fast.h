@@ -16,7 +16,9 @@
 ** hot functions are cloned for AVX2 (target_clones); no clone contracts a
 ** multiply and an add into an FMA (AVX2 alone does not enable FMA), and
 ** IEEE add/mul/div/sqrt round the same in every instruction set, so every
-** x86-64 gives the same bits too.
+** x86-64 gives the same bits too.  Where PyTorch's own result is a fused
+** multiply-add (batch norm's affine pass), the code calls fmaf, which is
+** exact everywhere.
 */
 #ifndef EP_OPS_REDUCE_FAST_H
 #define EP_OPS_REDUCE_FAST_H

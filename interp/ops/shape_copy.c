@@ -117,11 +117,6 @@ static void dense_copy_chunk(void *ctx, int64_t begin, int64_t end)
     }
 }
 
-bool shape_copy_flat(Tensor *dst, const Tensor *src)
-{
-    return !ew_reference_path() && tensor_copy_flat(dst, src);
-}
-
 bool shape_copy_dense(Tensor *dst, const Tensor *src)
 {
     if (ew_reference_path() || dst->dtype != src->dtype || tensor_same_storage(dst, src))

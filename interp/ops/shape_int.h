@@ -111,10 +111,6 @@ Tensor *shape_copy_as(OpCall *c, Tensor *t, DType dtype, int memfmt);
 ** when the layouts fit neither or under ew_set_reference_path, so the
 ** caller copies through tensor_copy_into (shape_copy.c). */
 bool shape_copy_dense(Tensor *dst, const Tensor *src);
-/* dst = src converted to dst's dtype, when both are contiguous, of one
-** shape, large and in different storages, in chunks over the worker pool;
-** false (nothing done) otherwise. */
-bool shape_copy_flat(Tensor *dst, const Tensor *src);
 /* clone_preserve_strides: a private copy of the memory t addresses, with
 ** t's sizes and strides (the *_scatter ops and copy write into it).  An
 ** expanded t (internal overlap) is cloned densely instead.  whole_storage

@@ -504,7 +504,7 @@ Tensor *shape_new_like(OpCall *c, const Tensor *t, DType dtype, int memfmt, bool
 Tensor *shape_copy_as(OpCall *c, Tensor *t, DType dtype, int memfmt)
 {
     Tensor *r = shape_new_like(c, t, dtype, memfmt, false);
-    if (r && !shape_copy_flat(r, t) && !shape_copy_dense(r, t) && tensor_copy_into(r, t, c->err) != EP_OK) {
+    if (r && !tensor_copy_flat(r, t) && !shape_copy_dense(r, t) && tensor_copy_into(r, t, c->err) != EP_OK) {
         tensor_unref(r);
         return NULL;
     }
