@@ -8,11 +8,14 @@
 ** results depend on the CPU, and a debugger's values must not.  These are
 ** written with GCC's vector extensions: each function is a range reduction
 ** and a polynomial with no branches and no table, every lane computing the
-** same IEEE operations.  The array loops are compiled three times
-** (target_clones: AVX-512, AVX2, the SSE2 baseline every x86-64 has) and
-** the loader picks one for the CPU; without fused multiply-add (the build is
-** ISO C, where GCC contracts nothing: -ffp-contract=off) the three give the
-** same bits.
+** same IEEE operations.  The polynomials' steps are fused multiply-adds,
+** written out (vm_fma, vm_horner, vd_fma): an FMA rounds once on every
+** CPU, and the compiler fuses nothing else (the build is ISO C, where GCC
+** contracts nothing: -ffp-contract=off).  The array loops are compiled
+** three times (target_clones: x86-64-v4 with AVX-512, x86-64-v3 with AVX2
+** and FMA, the SSE2 baseline every x86-64 has, where libm's fmaf stands in
+** for the instruction) and the loader picks one for the CPU; the three give
+** the same bits.
 **
 ** The coefficients: exp's, log's and tanh's small-argument polynomial are Cephes'
 ** (S. Moshier, public domain); erf's were fitted for this file by (weighted)
@@ -34,11 +37,15 @@ typedef VmU8 vu;
 #define VM_LANES 8
 
 /* One machine code per vector width, chosen at load time; GCC on x86-64
-** only (elsewhere, and for clang's fuzzing build, the plain baseline). */
+** only (elsewhere, and for clang's fuzzing build, the plain baseline).
+** tests/test_vecmath_clones.c defines VM_CLONES itself to build the
+** baseline alone, next to the library's clones, and compare their bits. */
+#ifndef VM_CLONES
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
-#define VM_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define VM_CLONES __attribute__((target_clones("arch=x86-64-v4", "arch=x86-64-v3", "default")))
 #else
 #define VM_CLONES
+#endif
 #endif
 
 /* |x| and x with the sign of s */
@@ -76,16 +83,16 @@ VM_INLINE vf vlog_poly(const vf *fp, const vi *e)
     /* the polynomial's terms in pairs and powers of m (Estrin's scheme): a
     ** chain of four multiply-adds where Horner's has eight */
     vf z = m * m, z2 = z * z, z4 = z2 * z2;
-    vf q01 = -2.4999993993e-1f * m + 3.3333331174e-1f;
-    vf q23 = -1.6668057665e-1f * m + 2.0000714765e-1f;
-    vf q45 = -1.2420140846e-1f * m + 1.4249322787e-1f;
-    vf q67 = -1.1514610310e-1f * m + 1.1676998740e-1f;
-    vf y = ((q01 + z * q23) + z2 * (q45 + z * q67)) + z4 * 7.0376836292e-2f;
+    vf q01 = vm_horner(vm_splat(-2.4999993993e-1f), m, 3.3333331174e-1f);
+    vf q23 = vm_horner(vm_splat(-1.6668057665e-1f), m, 2.0000714765e-1f);
+    vf q45 = vm_horner(vm_splat(-1.2420140846e-1f), m, 1.4249322787e-1f);
+    vf q67 = vm_horner(vm_splat(-1.1514610310e-1f), m, 1.1676998740e-1f);
+    vf y = vm_fma(z4, vm_splat(7.0376836292e-2f), vm_fma(z2, vm_fma(z, q67, q45), vm_fma(z, q23, q01)));
     y = y * m * z;
-    y = y + -2.12194440e-4f * fe;
-    y = y + -0.5f * z;
+    y = vm_fma(vm_splat(-2.12194440e-4f), fe, y);
+    y = vm_fma(vm_splat(-0.5f), z, y);
     vf r = m + y;
-    return r + 0.693359375f * fe;
+    return vm_fma(vm_splat(0.693359375f), fe, r);
 }
 
 /* Denormals are scaled by 2^23 first; 0 gives -inf, negatives nan, inf
@@ -116,11 +123,11 @@ VM_INLINE vf vtanh(const vf *xp)
 {
     vf x = *xp;
     vf z = x * x;
-    vf p = -5.70498872745e-3f * z + 2.06390887954e-2f;
-    p = p * z + -5.37397155531e-2f;
-    p = p * z + 1.33314422036e-1f;
-    p = p * z + -3.33332819422e-1f;
-    vf small = p * z * x + x;
+    vf p = vm_horner(vm_splat(-5.70498872745e-3f), z, 2.06390887954e-2f);
+    p = vm_horner(p, z, -5.37397155531e-2f);
+    p = vm_horner(p, z, 1.33314422036e-1f);
+    p = vm_horner(p, z, -3.33332819422e-1f);
+    vf small = vm_fma(p * z, x, x);
     /* past |x| = 10, 2 / (e^20 + 1) < 2^-27 and tanh rounds to +-1 */
     vf a = vabs(&x), ten = vm_splat(10.0f);
     vi past = a > ten;
@@ -142,13 +149,13 @@ VM_INLINE vf verf_small(const vf *xp)
 {
     vf x = *xp;
     vf z = x * x;
-    vf p = 7.89745e-05f * z + -0.0008024113f;
-    p = p * z + 0.005190024f;
-    p = p * z + -0.02685479f;
-    p = p * z + 0.11283612f;
-    p = p * z + -0.3761263f;
-    p = p * z + 0.12837917f;
-    return x + x * p;
+    vf p = vm_horner(vm_splat(7.89745e-05f), z, -0.0008024113f);
+    p = vm_horner(p, z, 0.005190024f);
+    p = vm_horner(p, z, -0.02685479f);
+    p = vm_horner(p, z, 0.11283612f);
+    p = vm_horner(p, z, -0.3761263f);
+    p = vm_horner(p, z, 0.12837917f);
+    return vm_fma(x, p, x);
 }
 
 VM_INLINE vf verf(const vf *xp)
@@ -158,18 +165,18 @@ VM_INLINE vf verf(const vf *xp)
     vf a = vabs(&x), zero = vm_splat(0.0f);
     vi is_small = a < 1.0f, past = a > 3.92f;
     vf t = a - 2.46f;
-    vf q = 9.1666325e-06f * t + -2.5363119e-05f;
-    q = q * t + -5.189471e-05f;
-    q = q * t + 0.00030136685f;
-    q = q * t + -0.00039068243f;
-    q = q * t + -0.00046156946f;
-    q = q * t + 0.0029631236f;
-    q = q * t + -0.006798154f;
-    q = q * t + 0.009904964f;
-    q = q * t + -0.009832827f;
-    q = q * t + 0.006535749f;
-    q = q * t + -0.0026562088f;
-    q = q * t + 0.0005033269f;
+    vf q = vm_horner(vm_splat(9.1666325e-06f), t, -2.5363119e-05f);
+    q = vm_horner(q, t, -5.189471e-05f);
+    q = vm_horner(q, t, 0.00030136685f);
+    q = vm_horner(q, t, -0.00039068243f);
+    q = vm_horner(q, t, -0.00046156946f);
+    q = vm_horner(q, t, 0.0029631236f);
+    q = vm_horner(q, t, -0.006798154f);
+    q = vm_horner(q, t, 0.009904964f);
+    q = vm_horner(q, t, -0.009832827f);
+    q = vm_horner(q, t, 0.006535749f);
+    q = vm_horner(q, t, -0.0026562088f);
+    q = vm_horner(q, t, 0.0005033269f);
     q = vm_sel(&past, &zero, &q); /* erfc < 2^-25 there: erf rounds to 1 */
     vf big = 1.0f - q;
     big = vcopysign(&big, &x);
@@ -196,7 +203,7 @@ VM_INLINE vf vexpm1(const vf *xp)
     vf em1 = vm_expm1_reduced(&xc, &n);
     vi n1 = n >> 1, n2 = n - n1, minus_n1 = -n1;
     vf s1 = vm_pow2i(&n1), s2 = vm_pow2i(&n2);
-    vf y = s1 * (s2 * em1 + (s2 - vm_pow2i(&minus_n1)));
+    vf y = s1 * vm_fma(s2, em1, s2 - vm_pow2i(&minus_n1));
     vi is_zero = x == 0.0f;
     return vm_sel(&is_zero, &x, &y);
 }
@@ -241,6 +248,21 @@ typedef int64_t vl __attribute__((vector_size(32)));
 typedef uint64_t vul __attribute__((vector_size(32)));
 typedef float vf4 __attribute__((vector_size(16)));
 
+/* a b + c rounded once, four lanes of double: vm_fma's double twin */
+VM_INLINE vd vd_fma(vd a, vd b, vd c)
+{
+    vd r;
+    for (int i = 0; i < 4; i++)
+        r[i] = __builtin_fma(a[i], b[i], c[i]);
+    return r;
+}
+
+/* p x + c */
+VM_INLINE vd vd_horner(vd p, vd x, double c)
+{
+    return vd_fma(p, x, (vd){c, c, c, c});
+}
+
 /* Below this |x| the reduction is computed to far better than float32
 ** needs (j < 2^19 and pi's high part has 33 bits, so j pi_hi is exact);
 ** from there on, and for inf and nan, libm's double sin and cos. */
@@ -252,21 +274,21 @@ VM_INLINE vd vsin_d(const vd *xp, double half)
 {
     const double shifter = 6755399441055744.0; /* 1.5 * 2^52: adding it rounds to an integer */
     vd x = *xp;
-    vd t = (x * 0.318309886183790671538 + half) + shifter;
+    vd t = vd_horner(x, (vd){0} + 0.318309886183790671538, half) + shifter;
     vl odd = (vl)(((vul)t & 1) << 63); /* j's low bit (t's lowest mantissa bit), as a sign */
     vd h = (t - shifter) - half;
-    vd r = x - h * 3.14159265346825122833; /* pi to 33 bits ... */
-    r = r - h * 1.21542010130123844986e-10;  /* ... and the rest */
+    vd r = vd_fma(-h, (vd){0} + 3.14159265346825122833, x); /* pi to 33 bits ... */
+    r = vd_fma(-h, (vd){0} + 1.21542010130123844986e-10, r); /* ... and the rest */
     /* sin r = r + r z P(z), z = r^2, P's terms -1/3!, 1/5!, ..., 1/17!
     ** taken in pairs and powers of z (Estrin's scheme): a chain of four
     ** multiply-adds where Horner's has eight, which the loop waited on */
     vd z = r * r, z2 = z * z, z4 = z2 * z2;
-    vd p01 = z * (1.0 / 120.0) + -1.0 / 6.0;
-    vd p23 = z * (1.0 / 362880.0) + -1.0 / 5040.0;
-    vd p45 = z * (1.0 / 6227020800.0) + -1.0 / 39916800.0;
-    vd p67 = z * (1.0 / 355687428096000.0) + -1.0 / 1307674368000.0;
-    vd p = (p01 + z2 * p23) + z4 * (p45 + z2 * p67);
-    vd y = p * z * r + r;
+    vd p01 = vd_horner(z, (vd){0} + 1.0 / 120.0, -1.0 / 6.0);
+    vd p23 = vd_horner(z, (vd){0} + 1.0 / 362880.0, -1.0 / 5040.0);
+    vd p45 = vd_horner(z, (vd){0} + 1.0 / 6227020800.0, -1.0 / 39916800.0);
+    vd p67 = vd_horner(z, (vd){0} + 1.0 / 355687428096000.0, -1.0 / 1307674368000.0);
+    vd p = vd_fma(z4, vd_fma(z2, p67, p45), vd_fma(z2, p23, p01));
+    vd y = vd_fma(p * z, r, r);
     return (vd)((vl)y ^ odd);
 }
 
