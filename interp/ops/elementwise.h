@@ -246,11 +246,14 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
 ** compiler can vectorize (arithmetic, comparisons, clamps: no libm call).
 ** The expression becomes an inline function of one element (FN_one); the
 ** loop runs it in fixed blocks of EW_VEC elements, which -O2's cheap
-** vectorizer takes, and the loop is built for AVX-512, AVX2 and plain
-** x86-64, picked at load time (target_clones), so the default build runs
-** on any x86-64.  The clones give the same bits: IEEE +, -, *, / and
+** vectorizer takes, and the loop is built for AVX2 with FMA (x86-64-v3)
+** and plain x86-64, picked at load time (target_clones), so the default
+** build runs on any x86-64.  No AVX-512 clone: these loops stream memory,
+** and 512-bit stores made them 3-5 % slower (1M-element add, mul, sub,
+** div, rsub, hardswish on an AVX-512 EPYC; Intel's AVX-512 lowers the
+** clock besides).  The clones give the same bits: IEEE +, -, *, / and
 ** comparisons round alike in every instruction set, and -std=c11 keeps the
-** compiler from fusing a * b + c.  The parameters are read from a local
+** compiler from fusing a * b + c (op_fma fuses where PyTorch does).  The parameters are read from a local
 ** copy, which a store to out cannot change (an integer division by zero is
 ** copied back).  ivdep: out is a separate array or exactly one of the
 ** inputs (ew_execute copies an operand that overlaps it otherwise), so no
@@ -258,7 +261,7 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
 */
 #define EW_VEC 64
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define EW_SIMD __attribute__((target_clones("avx512f", "arch=x86-64-v3", "default")))
+#define EW_SIMD __attribute__((target_clones("arch=x86-64-v3", "default")))
 #else
 #define EW_SIMD
 #endif
