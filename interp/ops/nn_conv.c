@@ -1053,14 +1053,27 @@ typedef struct ConvCvJob {
     atomic_int failed;
 } ConvCvJob;
 
-/* The zero-padded planes of nch input channels: [nch, PH, PW]. */
-static void cv_pad(const ConvGeom *g, int64_t nch, int64_t PH, int64_t PW, const float *x, float *xp)
+/* The zero-padded planes of nch input channels: [nch, PH, PW].  The
+** padding is at the same places for every image: zeroed only when pads is
+** set (a chunk's first image; xp is the chunk's own).  Rows copied eight
+** floats at a time: they are 4 to 16 floats long, and a memcpy call a row
+** cost more than the copy. */
+__attribute__((target_clones("avx2", "default")))
+static void cv_pad(const ConvGeom *g, int64_t nch, int64_t PH, int64_t PW, const float *x, float *xp, bool pads)
 {
     const int64_t IH = g->in[1], IW = g->in[2], top = g->pad_lo[1], left = g->pad_lo[2];
-    memset(xp, 0, (size_t)(nch * PH * PW) * sizeof(float));
+    if (pads)
+        memset(xp, 0, (size_t)(nch * PH * PW) * sizeof(float));
     for (int64_t c = 0; c < nch; c++)
-        for (int64_t ih = 0; ih < IH; ih++)
-            memcpy(xp + (c * PH + top + ih) * PW + left, x + (c * IH + ih) * IW, (size_t)IW * sizeof(float));
+        for (int64_t ih = 0; ih < IH; ih++) {
+            float *dst = xp + (c * PH + top + ih) * PW + left;
+            const float *src = x + (c * IH + ih) * IW;
+            int64_t iw = 0;
+            for (; iw + 8 <= IW; iw += 8)
+                *(V8F *)(dst + iw) = *(const V8F *)(src + iw);
+            for (; iw < IW; iw++)
+                dst[iw] = src[iw];
+        }
 }
 
 __attribute__((target_clones("avx2", "default")))
@@ -1112,7 +1125,7 @@ static void conv_cv_items(void *ctx, int64_t begin, int64_t end)
     }
     for (int64_t it = begin; it < end; it++) { /* it = n * groups + grp */
         const int64_t n = it / g->groups, grp = it % g->groups;
-        cv_pad(g, cin_g, j->PH, j->PW, j->X + (n * g->cin + grp * cin_g) * L_in, xp);
+        cv_pad(g, cin_g, j->PH, j->PW, j->X + (n * g->cin + grp * cin_g) * L_in, xp, it == begin);
         cv_image(j, xp, j->O + (n * g->cout + grp * cout_g) * L_out, cout_g, j->wt + grp * j->nblk * j->K * j->cb,
                  j->bias ? j->bias + grp * j->nblk * j->cb : NULL);
     }
