@@ -348,9 +348,11 @@ END_TEST
 
 /* ---- small-image and batched float32 convolutions ------------------------------------- */
 
-/* out = the products w * x of the window in (ci, kh, kw) order added into
-** 0 in float32, then the bias: the order both float32 paths promise (taps
-** in the padding add 0 * w, which leaves a sum unchanged for finite w). */
+/* out = the products w * x of the window in (ci, kh, kw) order, each added
+** into the float32 sum by one fused multiply-add (fmaf: one rounding)
+** from 0, then the bias by a plain add: the order and rounding both
+** float32 paths promise (taps in the padding add 0 * w, which leaves a sum
+** unchanged for finite w). */
 static Tensor *conv2d_expected(const Tensor *x, const Tensor *w, const Tensor *b, const int64_t *st, const int64_t *pd,
                                const int64_t *dl, int64_t groups)
 {
@@ -374,8 +376,8 @@ static Tensor *conv2d_expected(const Tensor *x, const Tensor *w, const Tensor *b
                                 if (ih < 0 || ih >= H || iw < 0 || iw >= W)
                                     continue;
                                 int64_t cin = co / (CO / groups) * CI + ci;
-                                float t = Wt[((co * CI + ci) * KH + kh) * KW + kw] * X[((n * C + cin) * H + ih) * W + iw];
-                                acc = acc + t;
+                                acc = fmaf(Wt[((co * CI + ci) * KH + kh) * KW + kw], X[((n * C + cin) * H + ih) * W + iw],
+                                           acc);
                             }
                     if (B)
                         acc = acc + B[co];

@@ -992,7 +992,8 @@ static EpStatus conv_sg(OpCall *c, const ConvGeom *g, const float *X, const floa
 ** transposed to [K, channels]).  A block of positions by output channels
 ** stays in registers over the whole window; then each lane goes to its
 ** channel's plane.  Taps in the padding multiply zeros, as the im2col path
-** does.  Each output is one sum over k in order, plus the bias. */
+** does.  Each output is one sum over k in order, each step a fused
+** multiply-add (v8_fma), plus the bias: the GEMM path's sums exactly. */
 #define CV_MAX_LOUT 1024 /* output positions per image at most */
 /* and padded input planes of at most this many elements (128 KiB): the
 ** windows gather across all the planes, which must stay in L2 (on bigger
@@ -1011,12 +1012,12 @@ static inline __attribute__((always_inline)) void cv_6x16(int64_t K, const int64
     for (int64_t k = 0; k < K; k++, wt += 16) {
         const int64_t o = roff[k];
         const V8F w0 = *(const V8F *)wt, w1 = *(const V8F *)(wt + 8);
-        c00 += x0[o] * w0, c01 += x0[o] * w1;
-        c10 += x1[o] * w0, c11 += x1[o] * w1;
-        c20 += x2[o] * w0, c21 += x2[o] * w1;
-        c30 += x3[o] * w0, c31 += x3[o] * w1;
-        c40 += x4[o] * w0, c41 += x4[o] * w1;
-        c50 += x5[o] * w0, c51 += x5[o] * w1;
+        c00 = v8_fma(x0[o], w0, c00), c01 = v8_fma(x0[o], w1, c01);
+        c10 = v8_fma(x1[o], w0, c10), c11 = v8_fma(x1[o], w1, c11);
+        c20 = v8_fma(x2[o], w0, c20), c21 = v8_fma(x2[o], w1, c21);
+        c30 = v8_fma(x3[o], w0, c30), c31 = v8_fma(x3[o], w1, c31);
+        c40 = v8_fma(x4[o], w0, c40), c41 = v8_fma(x4[o], w1, c41);
+        c50 = v8_fma(x5[o], w0, c50), c51 = v8_fma(x5[o], w1, c51);
     }
     acc[0][0] = c00, acc[0][1] = c01, acc[1][0] = c10, acc[1][1] = c11, acc[2][0] = c20, acc[2][1] = c21;
     acc[3][0] = c30, acc[3][1] = c31, acc[4][0] = c40, acc[4][1] = c41, acc[5][0] = c50, acc[5][1] = c51;
@@ -1035,9 +1036,10 @@ static inline __attribute__((always_inline)) void cv_12x8(int64_t K, const int64
     for (int64_t k = 0; k < K; k++, wt += 8) {
         const int64_t o = roff[k];
         const V8F w = *(const V8F *)wt;
-        c0 += x0[o] * w, c1 += x1[o] * w, c2 += x2[o] * w, c3 += x3[o] * w;
-        c4 += x4[o] * w, c5 += x5[o] * w, c6 += x6[o] * w, c7 += x7[o] * w;
-        c8 += x8[o] * w, c9 += x9[o] * w, c10 += x10[o] * w, c11 += x11[o] * w;
+        c0 = v8_fma(x0[o], w, c0), c1 = v8_fma(x1[o], w, c1), c2 = v8_fma(x2[o], w, c2);
+        c3 = v8_fma(x3[o], w, c3), c4 = v8_fma(x4[o], w, c4), c5 = v8_fma(x5[o], w, c5);
+        c6 = v8_fma(x6[o], w, c6), c7 = v8_fma(x7[o], w, c7), c8 = v8_fma(x8[o], w, c8);
+        c9 = v8_fma(x9[o], w, c9), c10 = v8_fma(x10[o], w, c10), c11 = v8_fma(x11[o], w, c11);
     }
     acc[0] = c0, acc[1] = c1, acc[2] = c2, acc[3] = c3, acc[4] = c4, acc[5] = c5;
     acc[6] = c6, acc[7] = c7, acc[8] = c8, acc[9] = c9, acc[10] = c10, acc[11] = c11;
@@ -1076,7 +1078,7 @@ static void cv_pad(const ConvGeom *g, int64_t nch, int64_t PH, int64_t PW, const
         }
 }
 
-__attribute__((target_clones("avx2", "default")))
+__attribute__((target_clones("arch=x86-64-v3", "default")))
 static void cv_image(const ConvCvJob *j, const float *xp, float *o, int64_t cout_g, const float *wt, const float *bias)
 {
     const int64_t L_out = prod3(j->g->out), cb = j->cb, pb = cb == 16 ? 6 : 12; /* positions per block */

@@ -25,6 +25,19 @@ static inline int64_t prod3(const int64_t *v) { return v[0] * v[1] * v[2]; }
 /* Eight floats, read and written at any 4-byte alignment. */
 typedef float V8F __attribute__((vector_size(32), aligned(4), may_alias));
 
+#pragma GCC diagnostic ignored "-Wpsabi" /* v8_fma's vectors: always inlined */
+/* x w + s, one rounding per lane: IEEE's fused multiply-add, the same bits
+** on every CPU; one vfmadd in a clone built for FMA (x86-64-v3), libm's
+** fmaf in the baseline.  The float32 convolutions' sums (the GEMM, the
+** channels-in-lanes kernel) step with it. */
+static inline __attribute__((always_inline)) V8F v8_fma(float x, V8F w, V8F s)
+{
+    V8F r;
+    for (int i = 0; i < 8; i++)
+        r[i] = __builtin_fmaf(x, w[i], s[i]);
+    return r;
+}
+
 /* Scratch memory for a chunk of a kernel: bytes (> 0) from the tensors'
 ** pool of large blocks, which keeps freed blocks for the next request (a
 ** fresh mapping per chunk cost a page fault per 4 KiB, 10 % of a 28x28
@@ -37,8 +50,8 @@ static inline void *conv_scratch(size_t bytes, Storage **owner)
 }
 
 /* The GEMM's register block: SG_MR rows by SG_NR columns. */
-#define SG_MR 4
-#define SG_NR 24
+#define SG_MR 6
+#define SG_NR 16
 
 /* C[i, j] = sum over k of A[i, k] B[k, j], plus bias[i] (bias may be NULL),
 ** for i < m, j < n.  B's rows must be readable up to n rounded up to SG_NR
