@@ -248,8 +248,11 @@ typedef int64_t vl __attribute__((vector_size(32)));
 typedef uint64_t vul __attribute__((vector_size(32)));
 typedef float vf4 __attribute__((vector_size(16)));
 
+/* by-value operands, as VmF8Arg (vecmath_vec.h) */
+typedef double vdArg __attribute__((vector_size(32), aligned(8), may_alias));
+
 /* a b + c rounded once, four lanes of double: vm_fma's double twin */
-VM_INLINE vd vd_fma(vd a, vd b, vd c)
+VM_INLINE vd vd_fma(vdArg a, vdArg b, vdArg c)
 {
     vd r;
     for (int i = 0; i < 4; i++)
@@ -258,7 +261,7 @@ VM_INLINE vd vd_fma(vd a, vd b, vd c)
 }
 
 /* p x + c */
-VM_INLINE vd vd_horner(vd p, vd x, double c)
+VM_INLINE vd vd_horner(vdArg p, vdArg x, double c)
 {
     return vd_fma(p, x, (vd){c, c, c, c});
 }
