@@ -161,6 +161,7 @@ EpStatus ew_broadcast_shape(OpCall *c, int n, Tensor *const *ts, int *ndim, int6
 
 typedef struct EwRun {
     EwFn fn;
+    EwFn fn_bf16; /* the kernel's one-pass bfloat16 loop, or NULL (EW_BF16_LOOP) */
     int nin;
     DType src[EW_MAX_IN];  /* operand dtype in memory */
     DType via[EW_MAX_IN];  /* dtype it is rounded to (PyTorch's common dtype) */
@@ -258,6 +259,21 @@ bool ew_reference_path(void)
     return reference_path;
 }
 
+/* Whether r's run can go to its one-pass bfloat16 loop: output and every
+** operand contiguous bfloat16, which the float32 function reads widened,
+** each a bfloat16 value to begin with (not rounded through another dtype),
+** and the result rounded straight to bfloat16.  Off on the reference path,
+** which the tests compare it with. */
+static bool ew_bf16_direct(const EwRun *r, const int64_t *stride)
+{
+    if (!r->fn_bf16 || reference_path || r->dst != DT_BF16 || r->res != DT_F32 || stride[0] != 2)
+        return false;
+    for (int k = 0; k < r->nin; k++)
+        if (r->src[k] != DT_BF16 || r->via[k] != DT_BF16 || r->load[k] != DT_F32 || stride[k + 1] != 2)
+            return false;
+    return true;
+}
+
 static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
 {
     const EwRun *r = ctx;
@@ -268,6 +284,10 @@ static void ew_inner(char **data, const int64_t *stride, int64_t n, void *ctx)
         direct = r->src[k] == r->load[k] && r->via[k] == r->load[k] && stride[k + 1] == dtype_size(r->src[k]);
     if (direct) { /* nothing to gather or convert: one call over the run */
         r->fn(data[0], data + 1, n, r->args);
+        return;
+    }
+    if (ew_bf16_direct(r, stride)) { /* bfloat16 throughout: one pass */
+        r->fn_bf16(data[0], data + 1, n, r->args);
         return;
     }
     _Alignas(16) char bufs[EW_MAX_IN][EW_BLOCK * 8];
@@ -521,6 +541,7 @@ EpStatus ew_execute(OpCall *c, EwCall *e)
     }
     EwRun r;
     r.fn = fn;
+    r.fn_bf16 = e->kernel->fn[DT_BF16];
     r.nin = e->nin;
     for (int k = 0; k < e->nin; k++) {
         r.src[k] = ops[k + 1]->dtype;

@@ -18,6 +18,8 @@
 #ifndef EP_OPS_ELEMENTWISE_H
 #define EP_OPS_ELEMENTWISE_H
 
+#include <string.h>
+
 #include "kernel.h"
 
 #define EW_MAX_IN 4
@@ -41,8 +43,10 @@ typedef struct EwArgs {
 ** loads are uint8 0/1). */
 typedef void (*EwFn)(char *out, char *const *in, int64_t n, EwArgs *p);
 
-/* One pointwise kernel: its typed functions indexed by compute dtype (the
-** float16/bfloat16 slots are never used: they compute in float32).  A NULL
+/* One pointwise kernel: its typed functions indexed by compute dtype
+** (float16 and bfloat16 compute in float32; the DT_BF16 slot, where set,
+** is a one-pass bfloat16-to-bfloat16 loop of the float32 function: see
+** EW_BF16_LOOP).  A NULL
 ** slot is a dtype PyTorch's kernel refuses; name is the kernel name PyTorch
 ** reports then ("\"hypot_cpu\" not implemented for 'Int'"). */
 typedef struct EwKernel {
@@ -306,6 +310,64 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
             p_->zero_div = true;                                                                 \
     }
 
+/*
+** bfloat16 in, bfloat16 out, in one pass: EW_FLOAT_TYPES stamps NAME_bf16
+** for the EW_VLOOP kernels (EW_VLOOPn_BF16; the other stamps add nothing),
+** and EW_FLOAT_SLOTS_BF16 puts it in the kernel's DT_BF16 slot, which the
+** runner calls when every operand and the output are contiguous bfloat16.
+** Each block of EW_VEC elements is widened (bfloat16 is float32's upper
+** half: exact), computed by the float32 function's own element function,
+** and rounded to bfloat16 once (f32_to_bf16's round to nearest even, NaN
+** to 0x7fc0): the bits of the three passes the runner makes otherwise
+** (widen a block, compute it, narrow it), which took twice PyTorch's
+** time on a bfloat16 neg or sqrt.
+*/
+static inline __attribute__((always_inline)) float ew_bf16_widen(uint16_t h)
+{
+    uint32_t u = (uint32_t)h << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline __attribute__((always_inline)) uint16_t ew_bf16_narrow(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t r = (x + 0x7fffu + ((x >> 16) & 1)) >> 16;
+    return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : r);
+}
+
+#define EW_BF16_LOOP(NAME, NIN)                                                                 \
+    EW_SIMD static void NAME##_bf16(char *out_, char *const *in_, int64_t n, EwArgs *p_)         \
+    {                                                                                            \
+        EwArgs pl = *p_;                                                                         \
+        uint16_t *out = (uint16_t *)(void *)out_;                                                \
+        const uint16_t *in0 = (const uint16_t *)(const void *)in_[0];                            \
+        const uint16_t *in1 = (const uint16_t *)(const void *)in_[NIN > 1 ? 1 : 0];              \
+        const uint16_t *in2 = (const uint16_t *)(const void *)in_[NIN > 2 ? 2 : 0];              \
+        int64_t i = 0;                                                                           \
+        for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
+            float t[EW_VEC];                                                                     \
+            EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
+                t[j] = NAME##_f32_one(ew_bf16_widen(in0[i + j]), ew_bf16_widen(in1[i + j]),      \
+                                      ew_bf16_widen(in2[i + j]), &pl);                           \
+            EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
+                out[i + j] = ew_bf16_narrow(t[j]);                                               \
+        }                                                                                        \
+        for (; i < n; i++)                                                                       \
+            out[i] = ew_bf16_narrow(                                                             \
+                NAME##_f32_one(ew_bf16_widen(in0[i]), ew_bf16_widen(in1[i]), ew_bf16_widen(in2[i]), &pl)); \
+        if (pl.zero_div)                                                                         \
+            p_->zero_div = true;                                                                 \
+    }
+#define EW_VLOOP1_BF16(NAME) EW_BF16_LOOP(NAME, 1)
+#define EW_VLOOP2_BF16(NAME) EW_BF16_LOOP(NAME, 2)
+#define EW_VLOOP3_BF16(NAME) EW_BF16_LOOP(NAME, 3)
+#define EW_LOOP1_BF16(NAME)
+#define EW_LOOP2_BF16(NAME)
+#define EW_LOOP3_BF16(NAME)
+
 #define EW_VLOOP1(FN, TYPE, UTYPE, OTYPE, ...)                                                  \
     EW_VONE_HEAD(FN, TYPE, UTYPE, OTYPE) return (OTYPE)(__VA_ARGS__); }                          \
     EW_VLOOP_BODY(FN, TYPE, OTYPE, 1)
@@ -319,7 +381,8 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
 /* Result of the compute type (T) or bool (uint8_t) for each type list. */
 #define EW_FLOAT_TYPES(STAMP, NAME, ...)                                                        \
     STAMP(NAME##_f32, float, float, float, __VA_ARGS__)                                          \
-    STAMP(NAME##_f64, double, double, double, __VA_ARGS__)
+    STAMP(NAME##_f64, double, double, double, __VA_ARGS__)                                       \
+    STAMP##_BF16(NAME)
 #define EW_INT_TYPES(STAMP, NAME, ...)                                                          \
     STAMP(NAME##_u8, uint8_t, uint8_t, uint8_t, __VA_ARGS__)                                     \
     STAMP(NAME##_i8, int8_t, uint8_t, int8_t, __VA_ARGS__)                                       \
@@ -339,6 +402,7 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
     STAMP(NAME##_i64, int64_t, uint64_t, uint8_t, __VA_ARGS__)
 
 #define EW_FLOAT_SLOTS(NAME) [DT_F32] = NAME##_f32, [DT_F64] = NAME##_f64
+#define EW_FLOAT_SLOTS_BF16(NAME) EW_FLOAT_SLOTS(NAME), [DT_BF16] = NAME##_bf16
 #define EW_INT_SLOTS(NAME)                                                                      \
     [DT_U8] = NAME##_u8, [DT_I8] = NAME##_i8, [DT_I16] = NAME##_i16, [DT_I32] = NAME##_i32,     \
     [DT_I64] = NAME##_i64

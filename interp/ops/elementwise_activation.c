@@ -20,7 +20,7 @@
 ** mispredicted half the time (leaky_relu took 10 ns an element) */
 #define ACTIVATION_V(NAME, ...)                                                                 \
     EW_FLOAT_TYPES(EW_VLOOP1, NAME, __VA_ARGS__)                                                 \
-    static const EwKernel K_##NAME = {#NAME "_cpu", {EW_FLOAT_SLOTS(NAME)}};
+    static const EwKernel K_##NAME = {#NAME "_cpu", {EW_FLOAT_SLOTS_BF16(NAME)}};
 
 /* gelu, gelu(approximate='tanh'), silu, mish, elu and softplus: float32 (and
 ** float16, bfloat16) through vecmath's vector polynomials, float64 through
@@ -82,10 +82,10 @@ ACTIVATION_V(hardshrink, (a >= -(T)p->f[0] && a <= (T)p->f[0]) ? 0 : a)
 /* threshold: f[0]/i[0] the threshold, f[1]/i[1] the value below it */
 EW_FLOAT_TYPES(EW_VLOOP1, threshold, a <= (T)p->f[0] ? (T)p->f[1] : a)
 EW_INT_TYPES(EW_VLOOP1, threshold, a <= (T)p->i[0] ? (T)p->i[1] : a)
-static const EwKernel K_THRESHOLD = {"threshold_cpu", {EW_FLOAT_SLOTS(threshold), EW_INT_SLOTS(threshold)}};
+static const EwKernel K_THRESHOLD = {"threshold_cpu", {EW_FLOAT_SLOTS_BF16(threshold), EW_INT_SLOTS(threshold)}};
 
 EW_FLOAT_TYPES(EW_VLOOP2, prelu, a > 0 ? a : b * a)
-static const EwKernel K_PRELU = {"prelu_cpu", {EW_FLOAT_SLOTS(prelu)}};
+static const EwKernel K_PRELU = {"prelu_cpu", {EW_FLOAT_SLOTS_BF16(prelu)}};
 
 EW_FLOAT_TYPES(EW_LOOP2, glu, a * (1 / (1 + exp(-b))))
 static const EwKernel K_GLU = {"glu_cpu", {EW_FLOAT_SLOTS(glu)}};

@@ -106,15 +106,15 @@ static inline int64_t powi_i64(int64_t base, int64_t exp)
 EW_FLOAT_TYPES(EW_VLOOP2, add, op_fma((T)p->f[0], b, a))
 EW_INT_TYPES(EW_VLOOP2, add, (uint64_t)a + (uint64_t)p->i[0] * (uint64_t)b)
 EW_BOOL_TYPE(EW_VLOOP2, add, a || (p->i[0] != 0 && b))
-static const EwKernel K_ADD = {"add_cpu", {EW_FLOAT_SLOTS(add), EW_INT_SLOTS(add), EW_BOOL_SLOT(add)}};
+static const EwKernel K_ADD = {"add_cpu", {EW_FLOAT_SLOTS_BF16(add), EW_INT_SLOTS(add), EW_BOOL_SLOT(add)}};
 
 EW_FLOAT_TYPES(EW_VLOOP2, mul, a * b)
 EW_INT_TYPES(EW_VLOOP2, mul, (uint64_t)a * (uint64_t)b)
 EW_BOOL_TYPE(EW_VLOOP2, mul, a && b)
-static const EwKernel K_MUL = {"mul_cpu", {EW_FLOAT_SLOTS(mul), EW_INT_SLOTS(mul), EW_BOOL_SLOT(mul)}};
+static const EwKernel K_MUL = {"mul_cpu", {EW_FLOAT_SLOTS_BF16(mul), EW_INT_SLOTS(mul), EW_BOOL_SLOT(mul)}};
 
 EW_FLOAT_TYPES(EW_VLOOP2, div_true, a / b)
-static const EwKernel K_DIV_TRUE = {"div_cpu", {EW_FLOAT_SLOTS(div_true)}};
+static const EwKernel K_DIV_TRUE = {"div_cpu", {EW_FLOAT_SLOTS_BF16(div_true)}};
 
 EW_FLOAT_TYPES(EW_LOOP2, div_trunc, trunc(EW_ROUND_MID(a / b)))
 EW_INT_TYPES(EW_LOOP2, div_trunc, b == 0 ? ZERO_DIV : (T)trunc_div_i64(a, b))
@@ -152,34 +152,34 @@ EW_FLOAT_TYPES(EW_VLOOP1, pow_reciprocal, 1 / a)
 EW_INT_TYPES(EW_LOOP1, pow_scalar, powi_i64(a, p->i[0]))
 static const EwKernel K_POW_SCALAR[] = {
     [POW_GENERAL] = {"pow", {EW_FLOAT_SLOTS(pow_general), EW_INT_SLOTS(pow_scalar)}},
-    [POW_SQUARE] = {"pow", {EW_FLOAT_SLOTS(pow_square), EW_INT_SLOTS(pow_scalar)}},
-    [POW_CUBE] = {"pow", {EW_FLOAT_SLOTS(pow_cube), EW_INT_SLOTS(pow_scalar)}},
-    [POW_INV_SQUARE] = {"pow", {EW_FLOAT_SLOTS(pow_inv_square), EW_INT_SLOTS(pow_scalar)}},
-    [POW_SQRT] = {"pow", {EW_FLOAT_SLOTS(pow_sqrt), EW_INT_SLOTS(pow_scalar)}},
-    [POW_RSQRT] = {"pow", {EW_FLOAT_SLOTS(pow_rsqrt), EW_INT_SLOTS(pow_scalar)}},
-    [POW_RECIPROCAL] = {"pow", {EW_FLOAT_SLOTS(pow_reciprocal), EW_INT_SLOTS(pow_scalar)}},
+    [POW_SQUARE] = {"pow", {EW_FLOAT_SLOTS_BF16(pow_square), EW_INT_SLOTS(pow_scalar)}},
+    [POW_CUBE] = {"pow", {EW_FLOAT_SLOTS_BF16(pow_cube), EW_INT_SLOTS(pow_scalar)}},
+    [POW_INV_SQUARE] = {"pow", {EW_FLOAT_SLOTS_BF16(pow_inv_square), EW_INT_SLOTS(pow_scalar)}},
+    [POW_SQRT] = {"pow", {EW_FLOAT_SLOTS_BF16(pow_sqrt), EW_INT_SLOTS(pow_scalar)}},
+    [POW_RSQRT] = {"pow", {EW_FLOAT_SLOTS_BF16(pow_rsqrt), EW_INT_SLOTS(pow_scalar)}},
+    [POW_RECIPROCAL] = {"pow", {EW_FLOAT_SLOTS_BF16(pow_reciprocal), EW_INT_SLOTS(pow_scalar)}},
 };
 
 /* x ** 0 is 1 and x ** 1 is x for every dtype, nan included. */
 EW_FLOAT_TYPES(EW_VLOOP1, one, 1)
 EW_INT_TYPES(EW_VLOOP1, one, 1)
 EW_BOOL_TYPE(EW_VLOOP1, one, 1)
-static const EwKernel K_ONE = {"fill", {EW_FLOAT_SLOTS(one), EW_INT_SLOTS(one), EW_BOOL_SLOT(one)}};
+static const EwKernel K_ONE = {"fill", {EW_FLOAT_SLOTS_BF16(one), EW_INT_SLOTS(one), EW_BOOL_SLOT(one)}};
 EW_FLOAT_TYPES(EW_VLOOP1, copy, a)
 EW_INT_TYPES(EW_VLOOP1, copy, a)
 EW_BOOL_TYPE(EW_VLOOP1, copy, a)
-static const EwKernel K_COPY = {"copy", {EW_FLOAT_SLOTS(copy), EW_INT_SLOTS(copy), EW_BOOL_SLOT(copy)}};
+static const EwKernel K_COPY = {"copy", {EW_FLOAT_SLOTS_BF16(copy), EW_INT_SLOTS(copy), EW_BOOL_SLOT(copy)}};
 
 /* maximum/minimum propagate NaN; fmax/fmin ignore it (C's fmax). */
 EW_FLOAT_TYPES(EW_VLOOP2, maximum, (a != a || b != b) ? (T)NAN : (a < b ? b : a))
 EW_INT_TYPES(EW_VLOOP2, maximum, a < b ? b : a)
 EW_BOOL_TYPE(EW_VLOOP2, maximum, a || b)
-static const EwKernel K_MAXIMUM = {"maximum_cpu", {EW_FLOAT_SLOTS(maximum), EW_INT_SLOTS(maximum), EW_BOOL_SLOT(maximum)}};
+static const EwKernel K_MAXIMUM = {"maximum_cpu", {EW_FLOAT_SLOTS_BF16(maximum), EW_INT_SLOTS(maximum), EW_BOOL_SLOT(maximum)}};
 
 EW_FLOAT_TYPES(EW_VLOOP2, minimum, (a != a || b != b) ? (T)NAN : (b < a ? b : a))
 EW_INT_TYPES(EW_VLOOP2, minimum, b < a ? b : a)
 EW_BOOL_TYPE(EW_VLOOP2, minimum, a && b)
-static const EwKernel K_MINIMUM = {"minimum_cpu", {EW_FLOAT_SLOTS(minimum), EW_INT_SLOTS(minimum), EW_BOOL_SLOT(minimum)}};
+static const EwKernel K_MINIMUM = {"minimum_cpu", {EW_FLOAT_SLOTS_BF16(minimum), EW_INT_SLOTS(minimum), EW_BOOL_SLOT(minimum)}};
 
 EW_FLOAT_TYPES(EW_LOOP2, fmax, fmax(a, b))
 EW_FLOAT_TYPES(EW_LOOP2, fmin, fmin(a, b))
@@ -191,21 +191,21 @@ static const EwKernel K_ATAN2 = {"atan2_cpu", {EW_FLOAT_SLOTS(atan2)}};
 EW_FLOAT_TYPES(EW_LOOP2, hypot, hypot(a, b))
 static const EwKernel K_HYPOT = {"hypot_cpu", {EW_FLOAT_SLOTS(hypot)}};
 EW_FLOAT_TYPES(EW_VLOOP2, copysign, copysign(a, b))
-static const EwKernel K_COPYSIGN = {"copysign_cpu", {EW_FLOAT_SLOTS(copysign)}};
+static const EwKernel K_COPYSIGN = {"copysign_cpu", {EW_FLOAT_SLOTS_BF16(copysign)}};
 /* 0 * log(y) is 0 even where log(y) is -inf, unless y is nan */
 EW_FLOAT_TYPES(EW_LOOP2, xlogy, b != b ? (T)NAN : a == 0 ? (T)0 : a * log(b))
 static const EwKernel K_XLOGY = {"xlogy_cpu", {EW_FLOAT_SLOTS(xlogy)}};
 
 EW_FLOAT_TYPES(EW_VLOOP2, lerp_scalar, lerp(a, b, (T)p->f[0]))
-static const EwKernel K_LERP_SCALAR = {"lerp_kernel_scalar", {EW_FLOAT_SLOTS(lerp_scalar)}};
+static const EwKernel K_LERP_SCALAR = {"lerp_kernel_scalar", {EW_FLOAT_SLOTS_BF16(lerp_scalar)}};
 EW_FLOAT_TYPES(EW_VLOOP3, lerp_tensor, lerp(a, b, c))
-static const EwKernel K_LERP_TENSOR = {"lerp_kernel_tensor", {EW_FLOAT_SLOTS(lerp_tensor)}};
+static const EwKernel K_LERP_TENSOR = {"lerp_kernel_tensor", {EW_FLOAT_SLOTS_BF16(lerp_tensor)}};
 
 EW_FLOAT_TYPES(EW_VLOOP3, addcmul, op_fma((T)p->f[0] * b, c, a))
 EW_INT_TYPES(EW_VLOOP3, addcmul, (uint64_t)a + (uint64_t)p->i[0] * (uint64_t)b * (uint64_t)c)
-static const EwKernel K_ADDCMUL = {"addcmul_cpu_out", {EW_FLOAT_SLOTS(addcmul), EW_INT_SLOTS(addcmul)}};
+static const EwKernel K_ADDCMUL = {"addcmul_cpu_out", {EW_FLOAT_SLOTS_BF16(addcmul), EW_INT_SLOTS(addcmul)}};
 EW_FLOAT_TYPES(EW_VLOOP3, addcdiv, a + (T)p->f[0] * b / c)
-static const EwKernel K_ADDCDIV = {"addcdiv_cpu_out", {EW_FLOAT_SLOTS(addcdiv)}};
+static const EwKernel K_ADDCDIV = {"addcdiv_cpu_out", {EW_FLOAT_SLOTS_BF16(addcdiv)}};
 
 /* ---- add, sub, rsub, mul ------------------------------------------------------ */
 

@@ -122,6 +122,7 @@ EpStatus k_rshift_scalar_tensor(OpCall *c) { return scalar_binary(c, &K_RSHIFT);
 
 /* out = cond ? x : y, the condition read as bool and the values in the
 ** common dtype. */
+#define WHERE_LOOP_BF16(NAME) /* a bool condition: no all-bfloat16 form */
 #define WHERE_LOOP(FN, TYPE, UTYPE, OTYPE, ...)                                                 \
     static inline __attribute__((always_inline)) TYPE FN##_one(uint8_t cond, TYPE x, TYPE y)     \
     {                                                                                            \
@@ -261,7 +262,7 @@ EpStatus k_masked_fill_tensor(OpCall *c)
 EW_FLOAT_TYPES(EW_VLOOP2, second, b)
 EW_INT_TYPES(EW_VLOOP2, second, b)
 EW_BOOL_TYPE(EW_VLOOP2, second, b)
-static const EwKernel K_SECOND = {"fill_cpu", {EW_FLOAT_SLOTS(second), EW_INT_SLOTS(second), EW_BOOL_SLOT(second)}};
+static const EwKernel K_SECOND = {"fill_cpu", {EW_FLOAT_SLOTS_BF16(second), EW_INT_SLOTS(second), EW_BOOL_SLOT(second)}};
 
 static EpStatus fill(OpCall *c, const Value *value)
 {
@@ -301,14 +302,14 @@ EpStatus k_fill_tensor(OpCall *c)
 #define CLAMP_HI(x, hi) (((p->i[3] != 0) & ((hi) < (x))) ? (hi) : (x))
 EW_FLOAT_TYPES(EW_VLOOP1, clamp_scalar, CLAMP_HI(CLAMP_LO(a, (T)p->f[0]), (T)p->f[1]))
 EW_INT_TYPES(EW_VLOOP1, clamp_scalar, CLAMP_HI(CLAMP_LO(a, (T)p->i[0]), (T)p->i[1]))
-static const EwKernel K_CLAMP_SCALAR = {"clamp_scalar_cpu", {EW_FLOAT_SLOTS(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
-static const EwKernel K_CLAMP_MIN_SCALAR = {"clamp_min_scalar_cpu", {EW_FLOAT_SLOTS(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
-static const EwKernel K_CLAMP_MAX_SCALAR = {"clamp_max_scalar_cpu", {EW_FLOAT_SLOTS(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
+static const EwKernel K_CLAMP_SCALAR = {"clamp_scalar_cpu", {EW_FLOAT_SLOTS_BF16(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
+static const EwKernel K_CLAMP_MIN_SCALAR = {"clamp_min_scalar_cpu", {EW_FLOAT_SLOTS_BF16(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
+static const EwKernel K_CLAMP_MAX_SCALAR = {"clamp_max_scalar_cpu", {EW_FLOAT_SLOTS_BF16(clamp_scalar), EW_INT_SLOTS(clamp_scalar)}};
 
 /* Tensor bounds: a nan bound gives nan (clamp_kernel_impl) */
 EW_FLOAT_TYPES(EW_VLOOP3, clamp_tensor, (b != b || c != c) ? (T)NAN : (c < (b > a ? b : a) ? c : (b > a ? b : a)))
 EW_INT_TYPES(EW_VLOOP3, clamp_tensor, c < (b > a ? b : a) ? c : (b > a ? b : a))
-static const EwKernel K_CLAMP_TENSOR = {"clamp_cpu", {EW_FLOAT_SLOTS(clamp_tensor), EW_INT_SLOTS(clamp_tensor)}};
+static const EwKernel K_CLAMP_TENSOR = {"clamp_cpu", {EW_FLOAT_SLOTS_BF16(clamp_tensor), EW_INT_SLOTS(clamp_tensor)}};
 /* one Tensor bound: maximum / minimum, nan from either side propagating */
 EW_FLOAT_TYPES(EW_VLOOP2, max_nan, (a != a || b != b) ? (T)NAN : (a < b ? b : a))
 EW_FLOAT_TYPES(EW_VLOOP2, min_nan, (a != a || b != b) ? (T)NAN : (b < a ? b : a))
@@ -316,11 +317,11 @@ EW_INT_TYPES(EW_VLOOP2, max_nan, a < b ? b : a)
 EW_INT_TYPES(EW_VLOOP2, min_nan, b < a ? b : a)
 EW_BOOL_TYPE(EW_VLOOP2, max_nan, a || b)
 EW_BOOL_TYPE(EW_VLOOP2, min_nan, a && b)
-static const EwKernel K_CLAMP_MIN_TENSOR = {"maximum_cpu", {EW_FLOAT_SLOTS(max_nan), EW_INT_SLOTS(max_nan), EW_BOOL_SLOT(max_nan)}};
-static const EwKernel K_CLAMP_MAX_TENSOR = {"minimum_cpu", {EW_FLOAT_SLOTS(min_nan), EW_INT_SLOTS(min_nan), EW_BOOL_SLOT(min_nan)}};
+static const EwKernel K_CLAMP_MIN_TENSOR = {"maximum_cpu", {EW_FLOAT_SLOTS_BF16(max_nan), EW_INT_SLOTS(max_nan), EW_BOOL_SLOT(max_nan)}};
+static const EwKernel K_CLAMP_MAX_TENSOR = {"minimum_cpu", {EW_FLOAT_SLOTS_BF16(min_nan), EW_INT_SLOTS(min_nan), EW_BOOL_SLOT(min_nan)}};
 
 EW_FLOAT_TYPES(EW_VLOOP1, all_nan, (T)NAN)
-static const EwKernel K_ALL_NAN = {"fill_cpu", {EW_FLOAT_SLOTS(all_nan)}};
+static const EwKernel K_ALL_NAN = {"fill_cpu", {EW_FLOAT_SLOTS_BF16(all_nan)}};
 
 EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value *max, bool inplace)
 {

@@ -96,41 +96,41 @@ static double calc_i0_f64(double x)
 
 EW_FLOAT_TYPES(EW_VLOOP1, neg, -a)
 EW_INT_TYPES(EW_VLOOP1, neg, 0 - (uint64_t)a)
-static const EwKernel K_NEG = {"neg_cpu", {EW_FLOAT_SLOTS(neg), EW_INT_SLOTS(neg)}};
+static const EwKernel K_NEG = {"neg_cpu", {EW_FLOAT_SLOTS_BF16(neg), EW_INT_SLOTS(neg)}};
 
 EW_FLOAT_TYPES(EW_VLOOP1, abs, fabs(a))
 EW_INT_TYPES(EW_VLOOP1, abs, EW_IS_NEG(a) ? 0 - (uint64_t)a : (uint64_t)a)
-static const EwKernel K_ABS = {"abs_cpu", {EW_FLOAT_SLOTS(abs), EW_INT_SLOTS(abs)}};
+static const EwKernel K_ABS = {"abs_cpu", {EW_FLOAT_SLOTS_BF16(abs), EW_INT_SLOTS(abs)}};
 
 /* (0 < a) - (a < 0): nan and -0 give 0 */
 EW_FLOAT_TYPES(EW_VLOOP1, sign, (T)((0 < a) - (a < 0)))
 EW_INT_TYPES(EW_VLOOP1, sign, (0 < a) - EW_IS_NEG(a))
 EW_BOOL_TYPE(EW_VLOOP1, sign, a)
-static const EwKernel K_SIGN = {"sign_cpu", {EW_FLOAT_SLOTS(sign), EW_INT_SLOTS(sign), EW_BOOL_SLOT(sign)}};
+static const EwKernel K_SIGN = {"sign_cpu", {EW_FLOAT_SLOTS_BF16(sign), EW_INT_SLOTS(sign), EW_BOOL_SLOT(sign)}};
 
 /* The rounding functions leave integers alone (a copy). */
 EW_INT_TYPES(EW_VLOOP1, same, a)
 EW_BOOL_TYPE(EW_VLOOP1, same, a)
 EW_FLOAT_TYPES(EW_VLOOP1, floor, floor(a))
-static const EwKernel K_FLOOR = {"floor_vml_cpu", {EW_FLOAT_SLOTS(floor), EW_INT_SLOTS(same)}};
+static const EwKernel K_FLOOR = {"floor_vml_cpu", {EW_FLOAT_SLOTS_BF16(floor), EW_INT_SLOTS(same)}};
 EW_FLOAT_TYPES(EW_VLOOP1, ceil, ceil(a))
-static const EwKernel K_CEIL = {"ceil_vml_cpu", {EW_FLOAT_SLOTS(ceil), EW_INT_SLOTS(same)}};
+static const EwKernel K_CEIL = {"ceil_vml_cpu", {EW_FLOAT_SLOTS_BF16(ceil), EW_INT_SLOTS(same)}};
 EW_FLOAT_TYPES(EW_VLOOP1, trunc, trunc(a))
-static const EwKernel K_TRUNC = {"trunc_vml_cpu", {EW_FLOAT_SLOTS(trunc), EW_INT_SLOTS(same)}};
+static const EwKernel K_TRUNC = {"trunc_vml_cpu", {EW_FLOAT_SLOTS_BF16(trunc), EW_INT_SLOTS(same)}};
 /* half to even, as std::nearbyint in the default rounding mode */
 EW_FLOAT_TYPES(EW_VLOOP1, round, nearbyint(a))
-static const EwKernel K_ROUND = {"round_vml_cpu", {EW_FLOAT_SLOTS(round), EW_INT_SLOTS(same)}};
-static const EwKernel K_ROUND_FLOAT = {"round_vml_cpu", {EW_FLOAT_SLOTS(round)}};
+static const EwKernel K_ROUND = {"round_vml_cpu", {EW_FLOAT_SLOTS_BF16(round), EW_INT_SLOTS(same)}};
+static const EwKernel K_ROUND_FLOAT = {"round_vml_cpu", {EW_FLOAT_SLOTS_BF16(round)}};
 /* round to f[0] = 10^|decimals| places; i[0] set for negative decimals */
 EW_FLOAT_TYPES(EW_VLOOP1, round_dec,
                p->i[0] ? nearbyint(a / (T)p->f[0]) * (T)p->f[0] : nearbyint(a * (T)p->f[0]) / (T)p->f[0])
-static const EwKernel K_ROUND_DECIMALS = {"round_cpu", {EW_FLOAT_SLOTS(round_dec)}};
+static const EwKernel K_ROUND_DECIMALS = {"round_cpu", {EW_FLOAT_SLOTS_BF16(round_dec)}};
 EW_FLOAT_TYPES(EW_VLOOP1, frac, a - trunc(a))
-static const EwKernel K_FRAC = {"frac_cpu", {EW_FLOAT_SLOTS(frac)}};
+static const EwKernel K_FRAC = {"frac_cpu", {EW_FLOAT_SLOTS_BF16(frac)}};
 
 EW_FLOAT_TYPES(EW_VLOOP1, square, a * a)
 EW_INT_TYPES(EW_VLOOP1, square, (uint64_t)a * (uint64_t)a)
-static const EwKernel K_SQUARE = {"pow", {EW_FLOAT_SLOTS(square), EW_INT_SLOTS(square)}};
+static const EwKernel K_SQUARE = {"pow", {EW_FLOAT_SLOTS_BF16(square), EW_INT_SLOTS(square)}};
 
 EW_INT_TYPES(EW_VLOOP1, bitwise_not, ~(uint64_t)a)
 EW_BOOL_TYPE(EW_VLOOP1, bitwise_not, !a)
@@ -165,7 +165,7 @@ MATH_KERNEL_VM(log1p, log1p(a))
 #define EW_SQRT(x) (sizeof(T) == sizeof(float) ? (T)sqrtf((float)(x)) : (T)sqrt((double)(x)))
 #define MATH_KERNEL_V(NAME, ...)                                                                \
     EW_FLOAT_TYPES(EW_VLOOP1, NAME, __VA_ARGS__)                                                 \
-    static const EwKernel K_##NAME = {#NAME, {EW_FLOAT_SLOTS(NAME)}};
+    static const EwKernel K_##NAME = {#NAME, {EW_FLOAT_SLOTS_BF16(NAME)}};
 MATH_KERNEL_V(sqrt, EW_SQRT(a))
 MATH_KERNEL_V(rsqrt, (T)1 / EW_SQRT(a))
 MATH_KERNEL_VM(sin, sin(a))
@@ -192,7 +192,7 @@ MATH_KERNEL(logit, logit_of(p->i[0] ? (a < (T)p->f[0] ? (T)p->f[0] : a > (T)p->f
 /* nan_to_num: f[0] replaces nan, f[1] +inf, f[2] -inf */
 EW_FLOAT_TYPES(EW_VLOOP1, nan_to_num,
                a != a ? (T)p->f[0] : a == (T)INFINITY ? (T)p->f[1] : a == -(T)INFINITY ? (T)p->f[2] : a)
-static const EwKernel K_NAN_TO_NUM = {"nan_to_num", {EW_FLOAT_SLOTS(nan_to_num), EW_INT_SLOTS(same), EW_BOOL_SLOT(same)}};
+static const EwKernel K_NAN_TO_NUM = {"nan_to_num", {EW_FLOAT_SLOTS_BF16(nan_to_num), EW_INT_SLOTS(same), EW_BOOL_SLOT(same)}};
 
 /* ---- predicates ---------------------------------------------------------------- */
 
