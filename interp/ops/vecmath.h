@@ -4,9 +4,9 @@
 **
 ** Each y[i] = f(x[i]) for i < n; y may be x (in place).  The results are
 ** the same bits on every x86-64 CPU and for any split of the array: every
-** lane runs the same IEEE additions, multiplications and divisions (no
-** fused multiply-add, no table lookups), whatever vector width the CPU
-** offers.  Accuracy against the correctly rounded value (tests/test_vecmath.c
+** lane runs the same IEEE additions, multiplications, divisions and fused
+** multiply-adds (written out, exact on every CPU; no table lookups),
+** whatever vector width the CPU offers.  Accuracy against the correctly rounded value (tests/test_vecmath.c
 ** asserts it over a dense sweep of float32): exp, log <= 2 ulp; tanh,
 ** erf, sigmoid, silu <= 3 ulp; gelu and gelu_tanh inherit erf's and tanh's
 ** error; expm1, log1p, elu and softplus <= 2 ulp; mish <= 4 ulp (and
