@@ -333,17 +333,8 @@ static inline uint16_t f32_to_f16_lane(float f)
     return (uint16_t)(h | sign);
 }
 
-static inline float bf16_to_f32_lane(uint16_t b)
-{
-    return bits_f32((uint32_t)b << 16);
-}
-
-static inline uint16_t f32_to_bf16_lane(float f)
-{
-    uint32_t x = f32_bits(f);
-    uint32_t r = (x + 0x7fffu + ((x >> 16) & 1)) >> 16;
-    return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : r);
-}
+/* bf16_to_f32_lane and f32_to_bf16_lane are in dtype_vec.h (the pointwise
+** runner's one-pass bfloat16 loops use them too) */
 
 DTYPE_CLONES static void f16_to_f32_loop(float *dst, const uint16_t *src, int64_t n)
 {

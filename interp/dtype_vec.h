@@ -1,6 +1,6 @@
 /*
 ** dtype_vec.h -- eight float16 or bfloat16 values widened to float32 in
-** one vector, with the bits of f16_to_f32 / bf16_to_f32 (dtype.h): for the
+** one vector, bfloat16's one-value conversions, with the bits of f16_to_f32 / bf16_to_f32 (dtype.h): for the
 ** loops that widen as they load, dtype.c's array conversions and
 ** reduce_fast.c's sums.  Always inlined, so each caller's target clone
 ** (AVX-512, AVX2, the x86-64 baseline) gets its own instructions.
@@ -33,6 +33,25 @@ static inline __attribute__((always_inline)) DtV8f f16x8_to_f32(const uint16_t *
     DtV8u scaled = (DtV8u)((DtV8f)em * two112);
     DtV8u special = (DtV8u)(em >= (0x7c00u << 13));
     return (DtV8f)(((scaled & ~special) | ((em | 0x7f800000u) & special)) | sign);
+}
+
+/* One value each way, branch-free (vectorizable in a loop), with the bits
+** of bf16_to_f32 and f32_to_bf16 (dtype.h): bfloat16 is float32's upper
+** half; rounding is to nearest even, and a NaN becomes 0x7fc0. */
+static inline __attribute__((always_inline)) float bf16_to_f32_lane(uint16_t b)
+{
+    uint32_t u = (uint32_t)b << 16;
+    float f;
+    memcpy(&f, &u, sizeof f);
+    return f;
+}
+
+static inline __attribute__((always_inline)) uint16_t f32_to_bf16_lane(float f)
+{
+    uint32_t x;
+    memcpy(&x, &f, sizeof x);
+    uint32_t r = (x + 0x7fffu + ((x >> 16) & 1)) >> 16;
+    return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : r);
 }
 
 /* bfloat16 is float32's upper half */

@@ -18,8 +18,7 @@
 #ifndef EP_OPS_ELEMENTWISE_H
 #define EP_OPS_ELEMENTWISE_H
 
-#include <string.h>
-
+#include "interp/dtype_vec.h"
 #include "kernel.h"
 
 #define EW_MAX_IN 4
@@ -317,27 +316,11 @@ EpStatus ew_clamp_scalar(OpCall *c, Tensor *self, const Value *min, const Value 
 ** runner calls when every operand and the output are contiguous bfloat16.
 ** Each block of EW_VEC elements is widened (bfloat16 is float32's upper
 ** half: exact), computed by the float32 function's own element function,
-** and rounded to bfloat16 once (f32_to_bf16's round to nearest even, NaN
-** to 0x7fc0): the bits of the three passes the runner makes otherwise
+** and rounded to bfloat16 once (dtype_vec.h's lane conversions, the bits of
+** f32_to_bf16): the bits of the three passes the runner makes otherwise
 ** (widen a block, compute it, narrow it), which took twice PyTorch's
 ** time on a bfloat16 neg or sqrt.
 */
-static inline __attribute__((always_inline)) float ew_bf16_widen(uint16_t h)
-{
-    uint32_t u = (uint32_t)h << 16;
-    float f;
-    memcpy(&f, &u, sizeof f);
-    return f;
-}
-
-static inline __attribute__((always_inline)) uint16_t ew_bf16_narrow(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, sizeof x);
-    uint32_t r = (x + 0x7fffu + ((x >> 16) & 1)) >> 16;
-    return (uint16_t)((x & 0x7fffffffu) > 0x7f800000u ? 0x7fc0u : r);
-}
-
 /* Unlike the float32 loops these keep an AVX-512 clone: widening and
 ** rounding are most of their work, and sixteen lanes did it in 0.73 of the
 ** AVX2 clone's time (bfloat16 neg, sqrt, rsqrt, relu on 1M values). */
@@ -358,14 +341,14 @@ static inline __attribute__((always_inline)) uint16_t ew_bf16_narrow(float f)
         for (; i + EW_VEC <= n; i += EW_VEC) {                                                   \
             float t[EW_VEC];                                                                     \
             EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
-                t[j] = NAME##_f32_one(ew_bf16_widen(in0[i + j]), ew_bf16_widen(in1[i + j]),      \
-                                      ew_bf16_widen(in2[i + j]), &pl);                           \
+                t[j] = NAME##_f32_one(bf16_to_f32_lane(in0[i + j]), bf16_to_f32_lane(in1[i + j]),      \
+                                      bf16_to_f32_lane(in2[i + j]), &pl);                           \
             EW_IVDEP for (int j = 0; j < EW_VEC; j++)                                            \
-                out[i + j] = ew_bf16_narrow(t[j]);                                               \
+                out[i + j] = f32_to_bf16_lane(t[j]);                                               \
         }                                                                                        \
         for (; i < n; i++)                                                                       \
-            out[i] = ew_bf16_narrow(                                                             \
-                NAME##_f32_one(ew_bf16_widen(in0[i]), ew_bf16_widen(in1[i]), ew_bf16_widen(in2[i]), &pl)); \
+            out[i] = f32_to_bf16_lane(                                                             \
+                NAME##_f32_one(bf16_to_f32_lane(in0[i]), bf16_to_f32_lane(in1[i]), bf16_to_f32_lane(in2[i]), &pl)); \
         if (pl.zero_div)                                                                         \
             p_->zero_div = true;                                                                 \
     }
